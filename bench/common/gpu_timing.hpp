@@ -1,0 +1,80 @@
+// GPU timing for Google Benchmark with manual time: CUDA events around the work, the L2 flushed
+// before every iteration, and the device-to-device copy bandwidth that bw_util is relative to.
+#pragma once
+
+#include "kernels/common/device_buffer.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <utility>
+
+namespace parcomp::bench {
+
+class CudaEventTimer {
+ public:
+  CudaEventTimer();
+  ~CudaEventTimer();
+  CudaEventTimer(const CudaEventTimer&) = delete;
+  CudaEventTimer& operator=(const CudaEventTimer&) = delete;
+  void start(cudaStream_t stream);
+  void stop(cudaStream_t stream);
+  // Waits for the stop event; seconds between start and stop.
+  double seconds();
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+// Overwrites a buffer kL2FlushMultiple times the L2 size, evicting earlier data from L2.
+class L2Flusher {
+ public:
+  L2Flusher();
+  void flush(cudaStream_t stream);
+
+ private:
+  DeviceBytes buffer_;
+};
+
+// Owned stream, flusher and timer for one benchmark.
+class GpuTimingContext {
+ public:
+  GpuTimingContext();
+  ~GpuTimingContext();
+  GpuTimingContext(const GpuTimingContext&) = delete;
+  GpuTimingContext& operator=(const GpuTimingContext&) = delete;
+  cudaStream_t stream() const { return stream_; }
+
+  // The timed loop: flush L2, record start, run work(stream), record stop, wait, report.
+  template <typename Work>
+  void run(benchmark::State& state, const std::string& nvtx_name, Work&& work);
+
+ private:
+  cudaStream_t stream_{};
+  L2Flusher flusher_;
+  CudaEventTimer timer_;
+};
+
+// Median bandwidth of a large device-to-device copy, bytes read plus written per second.
+double measure_copy_bandwidth_bytes_per_second();
+
+}  // namespace parcomp::bench
+
+#include "kernels/common/nvtx.hpp"
+
+namespace parcomp::bench {
+
+template <typename Work>
+void GpuTimingContext::run(benchmark::State& state, const std::string& nvtx_name, Work&& work) {
+  const NvtxBenchRange range{nvtx_name};
+  for (auto _ : state) {
+    flusher_.flush(stream_);
+    timer_.start(stream_);
+    work(stream_);
+    timer_.stop(stream_);
+    state.SetIterationTime(timer_.seconds());
+  }
+}
+
+}  // namespace parcomp::bench

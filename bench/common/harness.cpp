@@ -1,0 +1,50 @@
+#include "harness.hpp"
+
+#include <atomic>
+
+namespace parcomp::bench {
+
+namespace {
+Options g_options;
+std::atomic<int> g_failures{0};
+}  // namespace
+
+const Options& options() { return g_options; }
+void set_options(const Options& o) { g_options = o; }
+int failure_count() { return g_failures.load(); }
+
+bool require_gpu(benchmark::State& state) {
+  if (g_options.gpu_available) return true;
+  const std::string msg = "skipped: no CUDA device (" + g_options.gpu_note + ")";
+  state.SkipWithError(msg.c_str());
+  return false;
+}
+
+void fail(benchmark::State& state, const std::string& message) {
+  ++g_failures;
+  const std::string msg = "FAILED: " + message;
+  state.SkipWithError(msg.c_str());
+}
+
+void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes,
+                             std::uint64_t compulsory_device_bytes) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * uncompressed_bytes));
+  if (compulsory_device_bytes != 0 && g_options.measured_bandwidth > 0.0)
+    state.counters["bw_util"] = benchmark::Counter(
+        static_cast<double>(compulsory_device_bytes) / g_options.measured_bandwidth,
+        benchmark::Counter::kIsIterationInvariantRate);
+}
+
+benchmark::internal::Benchmark* configure_gpu(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  if (g_options.once) b->Iterations(1)->Repetitions(1);
+  return b;
+}
+
+benchmark::internal::Benchmark* configure_cpu(benchmark::internal::Benchmark* b) {
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);
+  if (g_options.once) b->Iterations(1)->Repetitions(1);
+  return b;
+}
+
+}  // namespace parcomp::bench

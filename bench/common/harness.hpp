@@ -1,0 +1,53 @@
+// What every paper's benchmark file shares: run options, the GPU gate, failure accounting and
+// the counters (bytes processed are always uncompressed bytes).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+namespace parcomp::bench {
+
+struct Options {
+  bool gpu_available = false;
+  std::string gpu_note;                    // why not, when no GPU
+  double measured_bandwidth = 0.0;         // bytes/s of a device-to-device copy; 0 without a GPU
+  bool once = false;                       // one iteration, one repetition (for Nsight Compute)
+  int max_log2 = -1;                       // cap on size sweeps (log2 of elements), -1 = defaults
+};
+
+const Options& options();
+void set_options(const Options& o);
+
+// Benchmarks that failed (validation mismatch or exception), not counting "no GPU" skips.
+int failure_count();
+
+// Marks a GPU benchmark skipped when there is no device; returns true if it may run.
+bool require_gpu(benchmark::State& state);
+// Reports a failed benchmark (counted in failure_count()).
+void fail(benchmark::State& state, const std::string& message);
+// Runs body(); an exception becomes fail(state, what()).
+template <typename Body>
+void guarded(benchmark::State& state, Body&& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    fail(state, e.what());
+  }
+}
+
+// Uncompressed bytes per second, and bw_util = compulsory bytes moved / time / measured bandwidth.
+void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes,
+                             std::uint64_t compulsory_device_bytes);
+
+// Applies the common settings to a registered benchmark: GPU ones use manual (event) time,
+// CPU ones wall time; --parcomp_once gives one iteration of one repetition.
+benchmark::internal::Benchmark* configure_gpu(benchmark::internal::Benchmark* b);
+benchmark::internal::Benchmark* configure_cpu(benchmark::internal::Benchmark* b);
+
+// Registration of each paper's benchmarks (bench/<paper>.cpp).
+void register_parle();
+
+}  // namespace parcomp::bench

@@ -1,0 +1,37 @@
+# `cmake --build build --target bundle` puts the bench and test binaries, the GPU routine script,
+# and every non-system shared library they load into build/bundle/ (RPATH $ORIGIN): a folder that
+# runs on a GPU host with only the NVIDIA driver installed.
+set(PARCOMP_BUNDLE_TARGETS parcomp-bench)
+if(BUILD_TESTING)
+  list(APPEND PARCOMP_BUNDLE_TARGETS parcomp-tests-cpu parcomp-tests-gpu)
+endif()
+install(TARGETS ${PARCOMP_BUNDLE_TARGETS} RUNTIME DESTINATION . COMPONENT bundle)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh DESTINATION . COMPONENT bundle)
+
+set(PARCOMP_BUNDLE_EXES "")
+foreach(t IN LISTS PARCOMP_BUNDLE_TARGETS)
+  list(APPEND PARCOMP_BUNDLE_EXES "$<TARGET_FILE:${t}>")
+endforeach()
+install(CODE "set(PARCOMP_BUNDLE_EXES \"${PARCOMP_BUNDLE_EXES}\")" COMPONENT bundle)
+install(CODE [[
+  file(GET_RUNTIME_DEPENDENCIES
+    EXECUTABLES ${PARCOMP_BUNDLE_EXES}
+    RESOLVED_DEPENDENCIES_VAR parcomp_deps
+    UNRESOLVED_DEPENDENCIES_VAR parcomp_unresolved
+    # glibc and the driver come from the host; everything else travels.
+    PRE_EXCLUDE_REGEXES "^ld-linux" "^libc\\.so" "^libm\\.so" "^libdl\\.so" "^librt\\.so" "^libpthread\\.so"
+                        "^libcuda\\.so" "^linux-vdso")
+  if(parcomp_unresolved)
+    message(FATAL_ERROR "bundle: unresolved shared libraries: ${parcomp_unresolved}")
+  endif()
+  foreach(dep IN LISTS parcomp_deps)
+    file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}" TYPE SHARED_LIBRARY FOLLOW_SYMLINK_CHAIN FILES "${dep}")
+  endforeach()
+]] COMPONENT bundle)
+
+add_custom_target(bundle
+  COMMAND ${CMAKE_COMMAND} -E rm -rf ${CMAKE_BINARY_DIR}/bundle
+  COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --prefix ${CMAKE_BINARY_DIR}/bundle --component bundle
+  DEPENDS ${PARCOMP_BUNDLE_TARGETS}
+  COMMENT "Bundling binaries and their shared libraries into ${CMAKE_BINARY_DIR}/bundle"
+  VERBATIM)

@@ -1,0 +1,51 @@
+// Error checking for every CUDA call and launch: one macro, file/line/call in the message.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace parcomp {
+
+// Thrown for any failed CUDA runtime call; what() names the call, file, line and CUDA's message.
+class CudaError : public std::runtime_error {
+ public:
+  CudaError(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  cudaError_t code() const noexcept { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+// Thrown when the caller breaks an entry point's contract (sizes, capacities, limits).
+class ContractError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+// For destructors: report to stderr, never throw.
+void report_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept;
+
+}  // namespace parcomp
+
+#define PARCOMP_CUDA_CHECK(call)                                              \
+  do {                                                                        \
+    const cudaError_t parcomp_status_ = (call);                               \
+    if (parcomp_status_ != cudaSuccess) {                                     \
+      ::parcomp::throw_cuda_error(parcomp_status_, #call, __FILE__, __LINE__); \
+    }                                                                         \
+  } while (false)
+
+#define PARCOMP_CUDA_CHECK_NOTHROW(call)                                       \
+  do {                                                                         \
+    const cudaError_t parcomp_status_ = (call);                                \
+    if (parcomp_status_ != cudaSuccess) {                                      \
+      ::parcomp::report_cuda_error(parcomp_status_, #call, __FILE__, __LINE__); \
+    }                                                                          \
+  } while (false)
+
+// After every kernel launch: catches bad configurations at once (asynchronous faults surface at
+// the next synchronising call, which is checked too).
+#define PARCOMP_CHECK_LAUNCH() PARCOMP_CUDA_CHECK(cudaPeekAtLastError())
