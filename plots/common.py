@@ -1,0 +1,179 @@
+"""Reading parcomp-bench JSON and drawing the figures every paper shares.
+
+Benchmark names are <experiment>/<variant>/<dataset>/n=<size>/<timing>[_<aggregate>], where
+<timing> is manual_time (CUDA events) or real_time (wall clock), as Google Benchmark appends it.
+With repetitions, the median aggregate is used; a single run is used as it is.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+NAME_RE = re.compile(r"^(?P<experiment>[^/]+)/(?P<variant>[^/]+)/(?P<dataset>[^/]+)/n=(?P<n>\d+)(?:/(?P<timing>[a-z_]+?))?$")
+TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+@dataclass
+class Row:
+    experiment: str
+    variant: str
+    dataset: str
+    n: int
+    seconds: float           # median (or single) time per iteration
+    bytes_per_second: float  # uncompressed bytes per second
+    counters: dict = field(default_factory=dict)
+    stddev_seconds: float | None = None
+    repetitions: int = 1
+
+
+@dataclass
+class Results:
+    path: Path
+    context: dict
+    rows: list[Row]
+    skipped: list[str]  # names reported with an error (e.g. GPU benchmarks without a GPU)
+
+    @property
+    def parcomp(self) -> dict:
+        return self.context.get("parcomp", {})
+
+    @property
+    def gpu_name(self) -> str | None:
+        device = self.parcomp.get("device")
+        return device["name"] if device else None
+
+    @property
+    def cpu_name(self) -> str:
+        return self.parcomp.get("host", {}).get("cpu_model", "unknown CPU")
+
+    def select(self, experiment: str) -> list[Row]:
+        return [r for r in self.rows if r.experiment == experiment]
+
+
+def parse_name(run_name: str) -> dict | None:
+    m = NAME_RE.match(run_name)
+    if not m:
+        return None
+    d = m.groupdict()
+    d["n"] = int(d["n"])
+    return d
+
+
+def load(path: str | Path) -> Results:
+    path = Path(path)
+    doc = json.loads(path.read_text())
+    groups: dict[str, dict] = {}
+    skipped = []
+    for b in doc.get("benchmarks", []):
+        run_name = b.get("run_name", b["name"])
+        if b.get("error_occurred"):
+            skipped.append(run_name)
+            continue
+        g = groups.setdefault(run_name, {"runs": [], "aggregates": {}})
+        if b.get("run_type") == "aggregate":
+            g["aggregates"][b["aggregate_name"]] = b
+        else:
+            g["runs"].append(b)
+    rows = []
+    for run_name, g in groups.items():
+        meta = parse_name(run_name)
+        if meta is None:
+            continue
+        chosen = g["aggregates"].get("median") or (g["runs"][0] if g["runs"] else None)
+        if chosen is None:
+            continue
+        unit = TIME_UNIT_SECONDS[chosen.get("time_unit", "ns")]
+        std = g["aggregates"].get("stddev")
+        counters = {k: v for k, v in chosen.items() if k not in {
+            "name", "run_name", "run_type", "repetitions", "repetition_index", "threads", "iterations",
+            "real_time", "cpu_time", "time_unit", "aggregate_name", "aggregate_unit", "family_index",
+            "per_family_instance_index", "bytes_per_second"}}
+        rows.append(Row(experiment=meta["experiment"], variant=meta["variant"], dataset=meta["dataset"],
+                        n=meta["n"], seconds=chosen["real_time"] * unit,
+                        bytes_per_second=chosen.get("bytes_per_second", 0.0), counters=counters,
+                        stddev_seconds=std["real_time"] * unit if std else None,
+                        repetitions=max(len(g["runs"]), 1)))
+    return Results(path=path, context=doc.get("context", {}), rows=rows, skipped=skipped)
+
+
+def load_many(paths) -> list[Results]:
+    return [load(p) for p in paths]
+
+
+def device_label(res: Results) -> str:
+    gpu = res.gpu_name or "no GPU (CPU baselines only)"
+    return f"{gpu}; CPU: {res.cpu_name} (1 core)"
+
+
+def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: str) -> Path:
+    """Time vs size per variant (top row, one panel per dataset) and GPU-over-CPU speedup
+    (bottom row). Writes out/<experiment>.png and returns its path."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = res.select(experiment)
+    if not rows:
+        raise SystemExit(f"{res.path}: no results for {experiment}")
+    datasets = sorted({r.dataset for r in rows}, key=lambda d: (d != "random", len(d), d))
+    variants = sorted({r.variant for r in rows}, key=lambda v: (not v.startswith("cpu"), v))
+    fig, axes = plt.subplots(2, len(datasets), figsize=(4.6 * len(datasets), 7.5), squeeze=False,
+                             sharex=True)
+    markers = dict(zip(variants, "osD^vx*+"))
+    for col, dataset in enumerate(datasets):
+        top, bottom = axes[0][col], axes[1][col]
+        by_variant = {v: sorted((r for r in rows if r.dataset == dataset and r.variant == v), key=lambda r: r.n)
+                      for v in variants}
+        for v, rs in by_variant.items():
+            if rs:
+                top.plot([r.n for r in rs], [r.seconds * 1e3 for r in rs], marker=markers[v], label=v)
+        cpu = {r.n: r.seconds for r in by_variant.get("cpu.serial", [])}
+        any_speedup = False
+        for v, rs in by_variant.items():
+            if v.startswith("gpu"):
+                pts = [(r.n, cpu[r.n] / r.seconds) for r in rs if r.n in cpu and r.seconds > 0]
+                if pts:
+                    any_speedup = True
+                    bottom.plot(*zip(*pts), marker=markers[v], label=f"{v} / cpu.serial")
+        if not any_speedup:
+            bottom.text(0.5, 0.5, "no GPU results in this file", ha="center", va="center",
+                        transform=bottom.transAxes)
+        else:
+            bottom.axhline(1.0, color="grey", lw=0.8, ls="--")
+            bottom.legend(fontsize=8)
+        top.set_title(dataset)
+        top.set_xscale("log", base=2)
+        top.set_yscale("log")
+        top.set_ylabel("time per call (ms)")
+        top.grid(True, which="both", alpha=0.3)
+        top.legend(fontsize=8)
+        bottom.set_xscale("log", base=2)
+        if any_speedup:
+            bottom.set_yscale("log")
+        bottom.set_xlabel("input size (elements)")
+        bottom.set_ylabel("speedup over one CPU core")
+        bottom.grid(True, which="both", alpha=0.3)
+    parcomp = res.parcomp
+    sha = parcomp.get("build", {}).get("git_sha", "?")[:10]
+    fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)",
+                 fontsize=10)
+    fig.tight_layout()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{experiment}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def cli(experiment: str, paper_note: str, figure=time_vs_size_figure, argv=None) -> int:
+    """The command line every per-experiment script shares: RESULT.json [--out DIR]."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=f"Plot {experiment} from a parcomp-bench JSON file.")
+    ap.add_argument("result", type=Path)
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    args = ap.parse_args(argv)
+    print(figure(load(args.result), experiment, args.out, paper_note))
+    return 0

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build, prepare data, run the benchmarks, write
+# results/<gpu>/<date>-<sha>.json and regenerate the plots into plots/out/.
+#
+#   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [-- extra parcomp-bench args]
+#
+# --filter  Google Benchmark regex (default: every benchmark), e.g. 'parle.encode/gpu'
+# --quick   sizes up to 2^20 and one repetition: a check that everything runs, not a result
+# --fetch   fetch the real datasets first (datasets/fetch.py all; --mirror via $PARCOMP_MIRROR)
+# Without a CUDA device only the CPU baselines run, and the script says so.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+filter="."
+quick=0
+fetch=0
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --filter) filter="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --fetch) fetch=1; shift ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) die "unknown argument $1 (see --help)" ;;
+  esac
+done
+
+ensure_deps
+build_all
+bench="$PARCOMP_BUILD/bench/parcomp-bench"
+
+if [ $fetch -eq 1 ]; then
+  say "fetching datasets"
+  python3 "$PARCOMP_ROOT/datasets/fetch.py" all
+else
+  say "data: the built-in synthetic generators (no download needed; --fetch for the real datasets)"
+fi
+
+info=$("$bench" --parcomp_device_info)
+gpu=$(python3 -c 'import json,sys; d=json.load(sys.stdin)["device"]; print(d["slug"] if d else "")' <<<"$info")
+if [ -z "$gpu" ]; then
+  reason=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("device_note",""))' <<<"$info")
+  say "NO CUDA DEVICE ($reason): running the CPU baselines only; every GPU benchmark is SKIPPED."
+  filter="($filter).*cpu\\.|cpu\\..*($filter)"
+  gpu="no-gpu-$(hostname -s)"
+fi
+sha=$(git -C "$PARCOMP_ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
+outdir="$PARCOMP_ROOT/results/$gpu"
+out="$outdir/$(date -u +%Y%m%d-%H%M%S)-$sha.json"
+mkdir -p "$outdir"
+args=(--benchmark_filter="$filter" --benchmark_out="$out" --benchmark_out_format=json)
+[ $quick -eq 1 ] && args+=(--parcomp_max_log2=20 --benchmark_repetitions=1)
+say "running parcomp-bench ${args[*]} ${extra[*]}"
+"$bench" "${args[@]}" "${extra[@]}"
+say "results: $out"
+python3 "$PARCOMP_ROOT/plots/make_all.py" "$out" --out "$PARCOMP_ROOT/plots/out"
+say "plots: $PARCOMP_ROOT/plots/out/"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Build, then run every test: ctest (CPU tests; GPU tests run on a GPU and are reported as
+# skipped without one; the bench smoke test) and the Python tests (plots, dataset fetch).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+ensure_deps
+build_all
+say "ctest"
+status=0
+ctest --test-dir "$PARCOMP_BUILD" --output-on-failure --parallel "$(nproc)" || status=1
+say "pytest"
+PARCOMP_BUILD="$PARCOMP_BUILD" python3 -m pytest -q "$PARCOMP_ROOT/tests/python" || status=1
+exit $status

@@ -1,0 +1,64 @@
+"""The plot scripts run on committed bench JSON fixtures and produce the figures."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import common
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+GPU_FIXTURES = sorted(FIXTURES.glob("parle_gpu_*.json"))
+
+
+def test_parse_name():
+    assert common.parse_name("parle.encode/gpu.paper/runs-mean8/n=16777216/manual_time") == {
+        "experiment": "parle.encode", "variant": "gpu.paper", "dataset": "runs-mean8", "n": 16777216,
+        "timing": "manual_time"}
+    assert common.parse_name("parle.encode/cpu.serial/random/n=65536/real_time")["variant"] == "cpu.serial"
+    assert common.parse_name("not/a/parcomp/name") is None
+
+
+def test_load_takes_the_median():
+    res = common.load(FIXTURES / "parle_cpu_only.json")
+    rows = res.select("parle.encode")
+    assert rows and all(r.variant == "cpu.serial" for r in rows)
+    assert all(r.seconds > 0 and r.bytes_per_second > 0 for r in rows)
+    assert all(r.repetitions == 3 for r in rows)
+    assert res.gpu_name is None
+    assert res.cpu_name
+
+
+@pytest.mark.parametrize("fixture", [FIXTURES / "parle_cpu_only.json", *GPU_FIXTURES], ids=lambda p: p.name)
+@pytest.mark.parametrize("script", ["parle_encode.py", "parle_decode.py"])
+def test_plot_script_writes_png(tmp_path, fixture, script):
+    subprocess.run([sys.executable, ROOT / "plots" / script, fixture, "--out", tmp_path], check=True)
+    experiment = script[:-3].replace("_", ".")
+    png = tmp_path / f"{experiment}.png"
+    assert png.stat().st_size > 10_000
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_gpu_fixture_present():
+    """A real GPU run backs the figures: its trimmed JSON is a fixture, with device metadata."""
+    assert GPU_FIXTURES, "no GPU fixture (tests/python/fixtures/parle_gpu_*.json)"
+    res = common.load(GPU_FIXTURES[0])
+    assert res.gpu_name
+    device = res.parcomp["device"]
+    assert device["measured_bandwidth_bytes_per_second"] > 0
+    variants = {r.variant for r in res.select("parle.encode")}
+    assert {"cpu.serial", "gpu.paper", "gpu.cub"} <= variants
+
+
+def test_make_all(tmp_path):
+    subprocess.run([sys.executable, ROOT / "plots" / "make_all.py", FIXTURES / "parle_cpu_only.json",
+                    "--out", tmp_path], check=True)
+    assert (tmp_path / "parle.encode.png").exists() and (tmp_path / "parle.decode.png").exists()
+
+
+def test_make_all_rejects_foreign_json(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"context": {}, "benchmarks": [{"name": "BM_x", "run_name": "BM_x", "real_time": 1}]}')
+    r = subprocess.run([sys.executable, ROOT / "plots" / "make_all.py", bad, "--out", tmp_path])
+    assert r.returncode == 1
