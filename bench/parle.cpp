@@ -108,7 +108,7 @@ void cpu_decode(benchmark::State& state, DatasetSpec spec, std::size_t n) {
 void gpu_encode(benchmark::State& state, rle::EncodeVariant variant, DatasetSpec spec, std::size_t n,
                 std::string name) {
   if (!require_gpu(state)) return;
-  guarded(state, [&] {
+  guarded(state, name, [&] {
     const auto in = input_for(spec, n);
     const std::size_t runs = in->pairs.symbols.size();
     DeviceBuffer<std::int32_t> d_in(n), d_symbols(n), d_counts(n), d_runs(1);
@@ -126,11 +126,11 @@ void gpu_encode(benchmark::State& state, rle::EncodeVariant variant, DatasetSpec
     run(timing.stream());
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
     const auto got_runs = static_cast<std::size_t>(d_runs.download()[0]);
-    if (got_runs != runs) return fail(state, fmt::format("{}: {} runs, oracle {}", name, got_runs, runs));
+    if (got_runs != runs) return fail(state, name, fmt::format("{} runs, oracle {}", got_runs, runs));
     if (auto m = first_mismatch(d_symbols.download(runs), in->pairs.symbols, "symbols"); !m.empty())
-      return fail(state, name + ": " + m);
+      return fail(state, name, m);
     if (auto m = first_mismatch(d_counts.download(runs), in->pairs.counts, "counts"); !m.empty())
-      return fail(state, name + ": " + m);
+      return fail(state, name, m);
     timing.run(state, name, run);
     set_rle_counters(state, *in, true);
   });
@@ -139,7 +139,7 @@ void gpu_encode(benchmark::State& state, rle::EncodeVariant variant, DatasetSpec
 void gpu_decode(benchmark::State& state, rle::DecodeVariant variant, DatasetSpec spec, std::size_t n,
                 std::string name) {
   if (!require_gpu(state)) return;
-  guarded(state, [&] {
+  guarded(state, name, [&] {
     const auto in = input_for(spec, n);
     const std::size_t runs = in->pairs.symbols.size();
     DeviceBuffer<std::int32_t> d_symbols(runs), d_counts(runs), d_out(n);
@@ -154,7 +154,7 @@ void gpu_decode(benchmark::State& state, rle::DecodeVariant variant, DatasetSpec
     d_out.fill_bytes(0xAB);
     run(timing.stream());
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
-    if (auto m = first_mismatch(d_out.download(), in->values, "out"); !m.empty()) return fail(state, name + ": " + m);
+    if (auto m = first_mismatch(d_out.download(), in->values, "out"); !m.empty()) return fail(state, name, m);
     timing.run(state, name, run);
     set_rle_counters(state, *in, true);
   });

@@ -1,12 +1,16 @@
 #include "harness.hpp"
 
 #include <atomic>
+#include <mutex>
+#include <set>
 
 namespace parcomp::bench {
 
 namespace {
 Options g_options;
 std::atomic<int> g_failures{0};
+std::mutex g_failed_mutex;
+std::set<std::string> g_failed;  // names that failed once fail in every repetition
 }  // namespace
 
 const Options& options() { return g_options; }
@@ -20,10 +24,21 @@ bool require_gpu(benchmark::State& state) {
   return false;
 }
 
-void fail(benchmark::State& state, const std::string& message) {
-  ++g_failures;
-  const std::string msg = "FAILED: " + message;
+void fail(benchmark::State& state, const std::string& name, const std::string& message) {
+  {
+    const std::lock_guard lock(g_failed_mutex);
+    if (g_failed.insert(name).second) ++g_failures;
+  }
+  const std::string msg = "FAILED: " + name + ": " + message;
   state.SkipWithError(msg.c_str());
+}
+
+bool failed_before(benchmark::State& state, const std::string& name) {
+  const std::lock_guard lock(g_failed_mutex);
+  if (g_failed.count(name) == 0) return false;
+  const std::string msg = "FAILED: " + name + ": failed in an earlier repetition";
+  state.SkipWithError(msg.c_str());
+  return true;
 }
 
 void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes,

@@ -26,15 +26,19 @@ int failure_count();
 
 // Marks a GPU benchmark skipped when there is no device; returns true if it may run.
 bool require_gpu(benchmark::State& state);
-// Reports a failed benchmark (counted in failure_count()).
-void fail(benchmark::State& state, const std::string& message);
-// Runs body(); an exception becomes fail(state, what()).
+// Reports a failed benchmark (counted once in failure_count()).
+void fail(benchmark::State& state, const std::string& name, const std::string& message);
+// A benchmark that failed in one repetition fails in all (Google Benchmark 1.7 aborts when the
+// repetitions of one benchmark disagree on their iteration counts).
+bool failed_before(benchmark::State& state, const std::string& name);
+// Runs body() unless it failed before; an exception becomes fail(state, name, what()).
 template <typename Body>
-void guarded(benchmark::State& state, Body&& body) {
+void guarded(benchmark::State& state, const std::string& name, Body&& body) {
+  if (failed_before(state, name)) return;
   try {
     body();
   } catch (const std::exception& e) {
-    fail(state, e.what());
+    fail(state, name, e.what());
   }
 }
 

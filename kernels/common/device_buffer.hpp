@@ -41,7 +41,9 @@ class DeviceBytes {
   std::size_t bytes_ = 0;
 };
 
-// Typed view over DeviceBytes with host<->device helpers (synchronous; not for timed regions).
+// Typed view over DeviceBytes with host<->device helpers. The helpers are fully synchronous: they
+// return after the device finished (cudaDeviceSynchronize), so work on any stream, non-blocking
+// ones included, sees their result. Not for timed regions.
 template <typename T>
 class DeviceBuffer {
  public:
@@ -56,18 +58,23 @@ class DeviceBuffer {
     if (host.size() > count_) throw ContractError("DeviceBuffer::upload: host span larger than buffer");
     if (!host.empty())
       PARCOMP_CUDA_CHECK(cudaMemcpy(data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+    // A pageable upload may return before its DMA lands.
+    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<T> download(std::size_t count) const {
     if (count > count_) throw ContractError("DeviceBuffer::download: count larger than buffer");
     std::vector<T> out(count);
+    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
     if (count != 0)
       PARCOMP_CUDA_CHECK(cudaMemcpy(out.data(), data(), count * sizeof(T), cudaMemcpyDeviceToHost));
     return out;
   }
   std::vector<T> download() const { return download(count_); }
-  // Fill every byte with `byte` (poisoning outputs before a run).
+  // Fill every byte with `byte` (poisoning outputs before a run). cudaMemset is asynchronous to
+  // the host and ordered only on the legacy stream: wait for it.
   void fill_bytes(int byte) {
     if (count_ != 0) PARCOMP_CUDA_CHECK(cudaMemset(data(), byte, size_bytes()));
+    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
  private:

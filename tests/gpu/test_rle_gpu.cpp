@@ -35,8 +35,18 @@ void PrintTo(const Variants& v, std::ostream* os) {
   *os << "encode " << rle::name(v.encode) << ", decode " << rle::name(v.decode);
 }
 
+// Work runs on a non-blocking stream, as in the benchmarks: the entry points must honour it.
 class RleGpu : public GpuTest, public ::testing::WithParamInterface<Variants> {
  protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (!IsSkipped()) PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
+  }
+  cudaStream_t stream_ = nullptr;
+
   // GPU encode of `in`, checked against the oracle; returns the device pairs for a round trip.
   void check(const std::vector<std::int32_t>& in) {
     const std::size_t n = in.size();
@@ -51,8 +61,8 @@ class RleGpu : public GpuTest, public ::testing::WithParamInterface<Variants> {
     d_out.fill_bytes(0xAB);
     DeviceBytes enc_scratch(rle::encode_scratch_bytes(GetParam().encode, n));
     rle::encode(GetParam().encode, d_in.data(), n, d_symbols.data(), d_counts.data(), d_runs.data(),
-                enc_scratch.data(), enc_scratch.size_bytes(), nullptr);
-    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+                enc_scratch.data(), enc_scratch.size_bytes(), stream_);
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
     ASSERT_EQ(static_cast<std::size_t>(d_runs.download()[0]), runs);
     const auto symbols = d_symbols.download(), counts = d_counts.download();
     ASSERT_TRUE(std::equal(want.symbols.begin(), want.symbols.end(), symbols.begin())) << "symbols differ";
@@ -63,8 +73,8 @@ class RleGpu : public GpuTest, public ::testing::WithParamInterface<Variants> {
     // Round trip on the GPU from the GPU's own encoding.
     DeviceBytes dec_scratch(rle::decode_scratch_bytes(GetParam().decode, runs, n));
     rle::decode(GetParam().decode, d_symbols.data(), d_counts.data(), runs, n, d_out.data(), dec_scratch.data(),
-                dec_scratch.size_bytes(), nullptr);
-    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+                dec_scratch.size_bytes(), stream_);
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const auto out = d_out.download();
     ASSERT_TRUE(std::equal(in.begin(), in.end(), out.begin())) << "decode(encode(x)) != x";
     ASSERT_TRUE(guard_intact(out, n)) << "decode wrote past the output";
@@ -122,15 +132,15 @@ TEST_P(RleGpu, CorruptCountsNeverWritePastOutput) {
   d_out.fill_bytes(0xAB);
   DeviceBytes scratch(rle::decode_scratch_bytes(GetParam().decode, runs, n));
   rle::decode(GetParam().decode, d_symbols.data(), d_counts.data(), runs, n, d_out.data(), scratch.data(),
-              scratch.size_bytes(), nullptr);
-  PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+              scratch.size_bytes(), stream_);
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
   EXPECT_TRUE(guard_intact(d_out.download(), n));
 }
 
 TEST_P(RleGpu, TooSmallScratchIsAnError) {
   DeviceBuffer<std::int32_t> d(16);
   DeviceBytes scratch(16);
-  EXPECT_THROW(rle::encode(GetParam().encode, d.data(), 16, d.data(), d.data(), d.data(), scratch.data(), 16, nullptr),
+  EXPECT_THROW(rle::encode(GetParam().encode, d.data(), 16, d.data(), d.data(), d.data(), scratch.data(), 16, stream_),
                ContractError);
 }
 
