@@ -65,12 +65,14 @@ std::shared_ptr<const ParleInput> input_for(const DatasetSpec& spec, std::size_t
   return cached;
 }
 
-void set_rle_counters(benchmark::State& state, const ParleInput& in, bool gpu) {
+// gpu_seconds: summed event time of a GPU benchmark (0 for CPU ones, which get no bw_util).
+void set_rle_counters(benchmark::State& state, const ParleInput& in, double gpu_seconds) {
   const std::uint64_t n_bytes = in.n * sizeof(std::int32_t);
   const std::uint64_t runs = in.pairs.symbols.size();
   const std::uint64_t pair_bytes = runs * 2 * sizeof(std::int32_t);
-  // Compulsory traffic: the input read once and the output written once (either direction).
-  set_throughput_counters(state, n_bytes, gpu ? n_bytes + pair_bytes : 0);
+  set_throughput_counters(state, n_bytes);
+  // Compulsory traffic: the elements and the pairs, each moved once (either direction).
+  set_bandwidth_counter(state, n_bytes + pair_bytes, gpu_seconds);
   state.counters["runs"] = static_cast<double>(runs);
   state.counters["ratio"] = n_bytes == 0 ? 0.0 : static_cast<double>(pair_bytes) / static_cast<double>(n_bytes);
   state.counters["elements"] = static_cast<double>(in.n);
@@ -91,7 +93,7 @@ void cpu_encode(benchmark::State& state, DatasetSpec spec, std::size_t n) {
     benchmark::DoNotOptimize(runs);
     benchmark::ClobberMemory();
   }
-  set_rle_counters(state, *in, false);
+  set_rle_counters(state, *in, 0.0);
 }
 
 void cpu_decode(benchmark::State& state, DatasetSpec spec, std::size_t n) {
@@ -102,7 +104,7 @@ void cpu_decode(benchmark::State& state, DatasetSpec spec, std::size_t n) {
     benchmark::DoNotOptimize(written);
     benchmark::ClobberMemory();
   }
-  set_rle_counters(state, *in, false);
+  set_rle_counters(state, *in, 0.0);
 }
 
 void gpu_encode(benchmark::State& state, rle::EncodeVariant variant, DatasetSpec spec, std::size_t n,
@@ -131,8 +133,8 @@ void gpu_encode(benchmark::State& state, rle::EncodeVariant variant, DatasetSpec
       return fail(state, name, m);
     if (auto m = first_mismatch(d_counts.download(runs), in->pairs.counts, "counts"); !m.empty())
       return fail(state, name, m);
-    timing.run(state, name, run);
-    set_rle_counters(state, *in, true);
+    const double seconds = timing.run(state, name, run);
+    set_rle_counters(state, *in, seconds);
   });
 }
 
@@ -155,8 +157,8 @@ void gpu_decode(benchmark::State& state, rle::DecodeVariant variant, DatasetSpec
     run(timing.stream());
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
     if (auto m = first_mismatch(d_out.download(), in->values, "out"); !m.empty()) return fail(state, name, m);
-    timing.run(state, name, run);
-    set_rle_counters(state, *in, true);
+    const double seconds = timing.run(state, name, run);
+    set_rle_counters(state, *in, seconds);
   });
 }
 

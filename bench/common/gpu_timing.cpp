@@ -44,6 +44,11 @@ void L2Flusher::flush(cudaStream_t stream) {
 GpuTimingContext::GpuTimingContext() { PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
 GpuTimingContext::~GpuTimingContext() { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_)); }
 
+std::string nvtx_range_name(std::string benchmark_name) {
+  std::replace(benchmark_name.begin(), benchmark_name.end(), '/', ':');
+  return benchmark_name;
+}
+
 double measure_copy_bandwidth_bytes_per_second() {
   const std::size_t bytes = defaults::kBandwidthProbeBytes;
   DeviceBytes src(bytes), dst(bytes);

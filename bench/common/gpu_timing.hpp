@@ -47,8 +47,10 @@ class GpuTimingContext {
   cudaStream_t stream() const { return stream_; }
 
   // The timed loop: flush L2, record start, run work(stream), record stop, wait, report.
+  // Returns the summed event time of all iterations, in seconds. The loop is one NVTX range in
+  // the "parcomp-bench" domain named after the benchmark with '/' turned into ':'.
   template <typename Work>
-  void run(benchmark::State& state, const std::string& nvtx_name, Work&& work);
+  double run(benchmark::State& state, const std::string& benchmark_name, Work&& work);
 
  private:
   cudaStream_t stream_{};
@@ -65,16 +67,22 @@ double measure_copy_bandwidth_bytes_per_second();
 
 namespace parcomp::bench {
 
+std::string nvtx_range_name(std::string benchmark_name);
+
 template <typename Work>
-void GpuTimingContext::run(benchmark::State& state, const std::string& nvtx_name, Work&& work) {
-  const NvtxBenchRange range{nvtx_name};
+double GpuTimingContext::run(benchmark::State& state, const std::string& benchmark_name, Work&& work) {
+  const NvtxBenchRange range{nvtx_range_name(benchmark_name)};
+  double total = 0.0;
   for (auto _ : state) {
     flusher_.flush(stream_);
     timer_.start(stream_);
     work(stream_);
     timer_.stop(stream_);
-    state.SetIterationTime(timer_.seconds());
+    const double seconds = timer_.seconds();
+    total += seconds;
+    state.SetIterationTime(seconds);
   }
+  return total;
 }
 
 }  // namespace parcomp::bench

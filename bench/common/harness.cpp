@@ -41,13 +41,14 @@ bool failed_before(benchmark::State& state, const std::string& name) {
   return true;
 }
 
-void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes,
-                             std::uint64_t compulsory_device_bytes) {
+void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * uncompressed_bytes));
-  if (compulsory_device_bytes != 0 && g_options.measured_bandwidth > 0.0)
-    state.counters["bw_util"] = benchmark::Counter(
-        static_cast<double>(compulsory_device_bytes) / g_options.measured_bandwidth,
-        benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void set_bandwidth_counter(benchmark::State& state, std::uint64_t compulsory_device_bytes, double gpu_seconds) {
+  if (gpu_seconds <= 0.0 || g_options.measured_bandwidth <= 0.0) return;
+  const double bytes = static_cast<double>(compulsory_device_bytes) * static_cast<double>(state.iterations());
+  state.counters["bw_util"] = bytes / gpu_seconds / g_options.measured_bandwidth;
 }
 
 benchmark::internal::Benchmark* configure_gpu(benchmark::internal::Benchmark* b) {

@@ -42,9 +42,11 @@ void guarded(benchmark::State& state, const std::string& name, Body&& body) {
   }
 }
 
-// Uncompressed bytes per second, and bw_util = compulsory bytes moved / time / measured bandwidth.
-void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes,
-                             std::uint64_t compulsory_device_bytes);
+// bytes_per_second from uncompressed bytes (encoders and decoders alike). For GPU benchmarks,
+// bw_util = compulsory device bytes (each input read once, each output written once) per
+// iteration / mean event time / measured copy bandwidth; gpu_seconds is the summed event time.
+void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes);
+void set_bandwidth_counter(benchmark::State& state, std::uint64_t compulsory_device_bytes, double gpu_seconds);
 
 // Applies the common settings to a registered benchmark: GPU ones use manual (event) time,
 // CPU ones wall time; --parcomp_once gives one iteration of one repetition.

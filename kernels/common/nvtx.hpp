@@ -1,6 +1,7 @@
 // NVTX ranges: one named domain for the library's public entry points ("parcomp") and one for the
-// benchmark harness ("parcomp-bench"), so `ncu --nvtx --nvtx-include "parcomp@rle::encode/paper/"`
-// selects exactly one entry point's kernels.
+// benchmark harness ("parcomp-bench"), so `ncu --nvtx --nvtx-include "parcomp@rle::encode.paper/"`
+// selects exactly one entry point's kernels. Range names never contain '/': Nsight Compute reads
+// '/' as the separator of nested push/pop ranges.
 #pragma once
 
 #include <nvtx3/nvtx3.hpp>

@@ -29,6 +29,10 @@ std::size_t encode_scratch_bytes(EncodeVariant v, std::size_t n) {
 void encode(EncodeVariant v, const std::int32_t* d_in, std::size_t n, std::int32_t* d_symbols, std::int32_t* d_counts,
             std::int32_t* d_num_runs, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
   detail::check_size(n, "rle::encode");
+  if (n == 0) {  // no run; the variants' kernels assume n >= 1
+    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_num_runs, 0, sizeof(std::int32_t), stream));
+    return;
+  }
   if (v == EncodeVariant::paper)
     detail::paper_encode(d_in, n, d_symbols, d_counts, d_num_runs, d_scratch, scratch_bytes, stream);
   else
@@ -47,6 +51,7 @@ void decode(DecodeVariant v, const std::int32_t* d_symbols, const std::int32_t* 
   detail::check_size(n, "rle::decode");
   if (runs > n) throw ContractError("rle::decode: " + std::to_string(runs) + " runs cannot decode to " +
                                     std::to_string(n) + " elements (counts are >= 1)");
+  if (n == 0 || runs == 0) return;  // nothing to write
   if (v == DecodeVariant::paper)
     detail::paper_decode(d_symbols, d_counts, runs, n, d_out, d_scratch, scratch_bytes, stream);
   else

@@ -79,11 +79,7 @@ std::size_t cub_encode_scratch_bytes(std::size_t n) {
 
 void cub_encode(const std::int32_t* d_in, std::size_t n, std::int32_t* d_symbols, std::int32_t* d_counts,
                 std::int32_t* d_num_runs, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
-  PARCOMP_NVTX_RANGE("rle::encode/cub");
-  if (n == 0) {
-    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_num_runs, 0, sizeof(std::int32_t), stream));
-    return;
-  }
+  PARCOMP_NVTX_RANGE("rle::encode.cub");
   const std::size_t need = cub_encode_scratch_bytes(n);
   if (scratch_bytes < need)
     throw ContractError("rle::encode/cub: scratch of " + std::to_string(scratch_bytes) + " bytes, need " +
@@ -101,8 +97,7 @@ std::size_t cub_decode_scratch_bytes(std::size_t runs, std::size_t n) {
 
 void cub_decode(const std::int32_t* d_symbols, const std::int32_t* d_counts, std::size_t runs, std::size_t n,
                 std::int32_t* d_out, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
-  PARCOMP_NVTX_RANGE("rle::decode/cub");
-  if (n == 0 || runs == 0) return;
+  PARCOMP_NVTX_RANGE("rle::decode.cub");
   ScratchCarver carver(d_scratch, scratch_bytes);
   const CubDecodeScratch s = carve_cub_decode(carver, runs, n);
   std::size_t bytes = s.temp_bytes;

@@ -122,11 +122,7 @@ std::size_t paper_encode_scratch_bytes(std::size_t n) {
 
 void paper_encode(const std::int32_t* d_in, std::size_t n, std::int32_t* d_symbols, std::int32_t* d_counts,
                   std::int32_t* d_num_runs, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
-  PARCOMP_NVTX_RANGE("rle::encode/paper");
-  if (n == 0) {
-    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_num_runs, 0, sizeof(std::int32_t), stream));
-    return;
-  }
+  PARCOMP_NVTX_RANGE("rle::encode.paper");
   ScratchCarver carver(d_scratch, scratch_bytes);
   const PaperEncodeScratch s = carve_paper_encode(carver, n);
   const auto n64 = static_cast<std::int64_t>(n);
@@ -158,8 +154,7 @@ std::size_t paper_decode_scratch_bytes(std::size_t runs, std::size_t n) {
 
 void paper_decode(const std::int32_t* d_symbols, const std::int32_t* d_counts, std::size_t runs, std::size_t n,
                   std::int32_t* d_out, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
-  PARCOMP_NVTX_RANGE("rle::decode/paper");
-  if (n == 0) return;
+  PARCOMP_NVTX_RANGE("rle::decode.paper");
   ScratchCarver carver(d_scratch, scratch_bytes);
   const PaperDecodeScratch s = carve_paper_decode(carver, runs, n);
 
