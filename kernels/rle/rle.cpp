@@ -51,7 +51,8 @@ void decode(DecodeVariant v, const std::int32_t* d_symbols, const std::int32_t* 
   detail::check_size(n, "rle::decode");
   if (runs > n) throw ContractError("rle::decode: " + std::to_string(runs) + " runs cannot decode to " +
                                     std::to_string(n) + " elements (counts are >= 1)");
-  if (n == 0 || runs == 0) return;  // nothing to write
+  if (runs == 0 && n != 0) throw ContractError("rle::decode: no runs cannot decode to " + std::to_string(n) + " elements");
+  if (n == 0) return;  // nothing to write
   if (v == DecodeVariant::paper)
     detail::paper_decode(d_symbols, d_counts, runs, n, d_out, d_scratch, scratch_bytes, stream);
   else

@@ -159,5 +159,6 @@ INSTANTIATE_TEST_SUITE_P(Variants, RleGpu,
 TEST(RleContract, TooManyElements) {
   EXPECT_THROW(rle::encode_scratch_bytes(rle::EncodeVariant::paper, rle::kMaxElements + 1), ContractError);
   EXPECT_THROW(rle::decode_scratch_bytes(rle::DecodeVariant::cub, 5, 4), ContractError);
+  EXPECT_THROW(rle::decode(rle::DecodeVariant::paper, nullptr, nullptr, 0, 4, nullptr, nullptr, 0, nullptr), ContractError);
 }
 }  // namespace
