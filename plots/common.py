@@ -107,9 +107,11 @@ def device_label(res: Results) -> str:
     return f"{gpu}; CPU: {res.cpu_name} (1 core)"
 
 
-def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: str) -> Path:
+def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: str,
+                        paper_speedup: float | None = None) -> Path:
     """Time vs size per variant (top row, one panel per dataset) and GPU-over-CPU speedup
-    (bottom row). Writes out/<experiment>.png and returns its path."""
+    (bottom row, with the paper's reported speedup as a dotted line when given). Writes
+    out/<experiment>.png and returns its path."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -122,13 +124,14 @@ def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: st
     fig, axes = plt.subplots(2, len(datasets), figsize=(4.6 * len(datasets), 7.5), squeeze=False,
                              sharex=True)
     markers = dict(zip(variants, "osD^vx*+"))
+    colors = {v: f"C{i}" for i, v in enumerate(variants)}  # one colour per variant in every panel
     for col, dataset in enumerate(datasets):
         top, bottom = axes[0][col], axes[1][col]
         by_variant = {v: sorted((r for r in rows if r.dataset == dataset and r.variant == v), key=lambda r: r.n)
                       for v in variants}
         for v, rs in by_variant.items():
             if rs:
-                top.plot([r.n for r in rs], [r.seconds * 1e3 for r in rs], marker=markers[v], label=v)
+                top.plot([r.n for r in rs], [r.seconds * 1e3 for r in rs], marker=markers[v], color=colors[v], label=v)
         cpu = {r.n: r.seconds for r in by_variant.get("cpu.serial", [])}
         any_speedup = False
         for v, rs in by_variant.items():
@@ -136,12 +139,14 @@ def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: st
                 pts = [(r.n, cpu[r.n] / r.seconds) for r in rs if r.n in cpu and r.seconds > 0]
                 if pts:
                     any_speedup = True
-                    bottom.plot(*zip(*pts), marker=markers[v], label=f"{v} / cpu.serial")
+                    bottom.plot(*zip(*pts), marker=markers[v], color=colors[v], label=f"{v} / cpu.serial")
         if not any_speedup:
             bottom.text(0.5, 0.5, "no GPU results in this file", ha="center", va="center",
                         transform=bottom.transAxes)
         else:
             bottom.axhline(1.0, color="grey", lw=0.8, ls="--")
+            if paper_speedup:
+                bottom.axhline(paper_speedup, color="black", lw=1.0, ls=":", label=f"paper: {paper_speedup:g}x")
             bottom.legend(fontsize=8)
         top.set_title(dataset)
         top.set_xscale("log", base=2)
@@ -167,13 +172,22 @@ def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: st
     return path
 
 
-def cli(experiment: str, paper_note: str, figure=time_vs_size_figure, argv=None) -> int:
+def plot_module_figure(module, res: Results, out: Path) -> Path:
+    """Draws one plots/<id>.py module's figure (its FIGURE, or the time-vs-size default)."""
+    figure = getattr(module, "FIGURE", time_vs_size_figure)
+    extra = {"paper_speedup": module.PAPER_SPEEDUP} if getattr(module, "PAPER_SPEEDUP", None) else {}
+    return figure(res, module.EXPERIMENT, out, module.PAPER_NOTE, **extra)
+
+
+def cli(module_name: str, argv=None) -> int:
     """The command line every per-experiment script shares: RESULT.json [--out DIR]."""
+    import sys
     import argparse
 
-    ap = argparse.ArgumentParser(description=f"Plot {experiment} from a parcomp-bench JSON file.")
+    module = sys.modules[module_name]
+    ap = argparse.ArgumentParser(description=f"Plot {module.EXPERIMENT} from a parcomp-bench JSON file.")
     ap.add_argument("result", type=Path)
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     args = ap.parse_args(argv)
-    print(figure(load(args.result), experiment, args.out, paper_note))
+    print(plot_module_figure(module, load(args.result), args.out))
     return 0

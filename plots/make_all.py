@@ -38,8 +38,7 @@ def main(argv=None) -> int:
         if not res.select(module.EXPERIMENT):
             print(f"skipped {module.EXPERIMENT}: no results in {args.result}", file=sys.stderr)
             continue
-        figure = getattr(module, "FIGURE", common.time_vs_size_figure)
-        print(figure(res, module.EXPERIMENT, args.out, module.PAPER_NOTE))
+        print(common.plot_module_figure(module, res, args.out))
         made += 1
     if made == 0:
         print(f"no figure made: {args.result} holds no known experiment", file=sys.stderr)

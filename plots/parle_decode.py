@@ -11,4 +11,4 @@ EXPERIMENT = "parle.decode"
 PAPER_NOTE = "survey (Eirola, Fig. 2) describes the decoder; no number given"
 
 if __name__ == "__main__":
-    sys.exit(common.cli(EXPERIMENT, PAPER_NOTE))
+    sys.exit(common.cli(__name__))

@@ -66,6 +66,19 @@ int attribute(cudaDeviceAttr attr, int device) {
   return value;
 }
 
+// The kernel driver's release ("580.159.04"), which the CUDA API does not report.
+std::string nvidia_driver_release() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return "unknown";
+  const auto pos = line.find("Kernel Module");
+  if (pos == std::string::npos) return line;
+  std::istringstream words(line.substr(pos + 13));
+  std::string release;
+  words >> release;
+  return release.empty() ? "unknown" : release;
+}
+
 std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 }  // namespace
 
@@ -123,6 +136,7 @@ nlohmann::json device_metadata(double measured_bandwidth) {
           {"measured_bandwidth_bytes_per_second", measured_bandwidth},
           {"measured_bandwidth_method", "median of device-to-device cudaMemcpyAsync of 1 GiB, bytes read + written"},
           {"driver_version", version_string(driver)},
+          {"nvidia_driver_release", nvidia_driver_release()},
           {"runtime_version", version_string(runtime)}};
 }
 
