@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 1;
 
   register_parle();
+  register_mtf();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +

@@ -1,0 +1,33 @@
+// Byte inputs of the benchmarks: real datasets from the verified cache (datasets/dataset.hpp) or
+// synthetic ones, raw or as CPU-made BWT blocks (libdivsufsort, 1 MiB blocks) -- what MTF and
+// Huffman see in the pipeline. Each is recorded with its sha256 in the result's metadata.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace parcomp::bench {
+
+struct ByteInputSpec {
+  std::string label;   // the name in benchmark names: "linux-2.6.11.1.tar.bwt", "random-numbers"
+  std::string source;  // a manifest file name ("silesia/dickens") or "synthetic:random-numbers"
+  bool bwt = false;    // transform in BWT blocks first
+};
+
+struct ByteInput {
+  std::string label;
+  std::vector<std::uint8_t> bytes;
+  std::string unavailable;  // non-empty: why there are no bytes (e.g. dataset not fetched)
+};
+
+inline constexpr std::size_t kBwtBlockBytes = std::size_t{1} << 20;
+
+// The real datasets the byte benchmarks use (manifest names), and the synthetic ones.
+std::vector<ByteInputSpec> standard_byte_inputs();
+
+// Loads (or makes) the input; the last one is cached, as benchmarks of one input run together.
+std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec);
+
+}  // namespace parcomp::bench

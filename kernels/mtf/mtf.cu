@@ -1,0 +1,383 @@
+// Scan-based MTF and reverse MTF (thesis Alg. 2, 3, 5, 6), and the survey's naive parallel MTF.
+// One translation unit: no CUB here.
+#include "../common/cuda_check.hpp"
+#include "../common/launch.cuh"
+#include "../common/nvtx.hpp"
+#include "../common/scratch.hpp"
+#include "mtf.hpp"
+
+#include <string>
+
+namespace parcomp::mtf {
+
+namespace {
+
+constexpr int kAlphabet = 256;
+
+// Geometry of one scan-based launch: segments of `seg` bytes, each split into blocks of B threads
+// that each own a substring of J bytes. Blocks never straddle a segment.
+struct Geometry {
+  std::int64_t n, seg, segments, blocks_per_seg, blocks, threads;
+  int J, B, L;
+};
+
+Geometry make_geometry(std::size_t n, const Config& c, int shared_entries) {
+  Geometry g{};
+  g.n = static_cast<std::int64_t>(n);
+  g.seg = static_cast<std::int64_t>(c.segment_bytes == 0 ? (n == 0 ? 1 : n) : c.segment_bytes);
+  g.segments = (g.n + g.seg - 1) / g.seg;
+  g.J = static_cast<int>(c.chars_per_thread);
+  g.B = static_cast<int>(c.block_threads);
+  g.L = shared_entries;
+  const std::int64_t bytes_per_block = std::int64_t{g.J} * g.B;
+  g.blocks_per_seg = (std::min(g.seg, std::max<std::int64_t>(g.n, 1)) + bytes_per_block - 1) / bytes_per_block;
+  g.blocks = g.segments * g.blocks_per_seg;
+  g.threads = g.blocks * g.B;
+  return g;
+}
+
+struct Scratch {
+  std::uint8_t* rows[2];     // per-thread lists (256 bytes each), double-buffered for the scan
+  std::uint16_t* lens[2];    // their lengths (forward partial lists; reverse lists are full)
+  std::uint8_t* block_state; // the list at the start of each block (256 bytes each)
+  std::uint8_t* spill;       // working-list entries past the shared part (256 - L per thread)
+};
+
+Scratch carve(ScratchCarver& c, const Geometry& g) {
+  Scratch s{};
+  const auto t = static_cast<std::size_t>(g.threads);
+  for (int i = 0; i < 2; ++i) {
+    s.rows[i] = c.take<std::uint8_t>(t * kAlphabet);
+    s.lens[i] = c.take<std::uint16_t>(t);
+  }
+  s.block_state = c.take<std::uint8_t>(static_cast<std::size_t>(g.blocks) * kAlphabet);
+  s.spill = c.take<std::uint8_t>(t * static_cast<std::size_t>(kAlphabet - g.L));
+  return s;
+}
+
+// A thread's 256-entry working list: entries [0, L) in shared memory, the rest in global memory.
+// KMajor lays shared entry k of thread t at k * B + t (threads of a warp hit distinct banks);
+// otherwise at t * L + k (each thread's list contiguous).
+template <bool KMajor>
+struct WorkList {
+  std::uint8_t* shared;
+  std::uint8_t* spill;  // this thread's spill row, indexed by k - L
+  int t, B, L;
+  __device__ std::uint8_t get(int k) const {
+    if (k < L) return shared[KMajor ? k * B + t : t * L + k];
+    return spill[k - L];
+  }
+  __device__ void set(int k, std::uint8_t v) const {
+    if (k < L)
+      shared[KMajor ? k * B + t : t * L + k] = v;
+    else
+      spill[k - L] = v;
+  }
+  // Forward MTF of one symbol: its position, and the symbol moved to the front (one pass).
+  __device__ int encode(std::uint8_t c) const {
+    std::uint8_t carry = get(0);
+    if (carry == c) return 0;
+    int k = 1;
+    for (;; ++k) {
+      const std::uint8_t here = get(k);
+      set(k, carry);
+      if (here == c) break;
+      carry = here;
+    }
+    set(0, c);
+    return k;
+  }
+  // Reverse MTF of one position: the symbol there, moved to the front.
+  __device__ std::uint8_t decode(int m) const {
+    const std::uint8_t c = get(m);
+    for (int k = m; k > 0; --k) set(k, get(k - 1));
+    set(0, c);
+    return c;
+  }
+};
+
+__device__ __forceinline__ bool test_bit(const std::uint32_t* mask, std::uint8_t c) { return (mask[c >> 5] >> (c & 31)) & 1u; }
+__device__ __forceinline__ void set_bit(std::uint32_t* mask, std::uint8_t c) { mask[c >> 5] |= 1u << (c & 31); }
+
+// Alg. 3, AppendUnique: out = cur, then the entries of prev absent from cur. out may alias cur,
+// never prev. Returns the length.
+__device__ int append_unique(const std::uint8_t* cur, int cur_len, const std::uint8_t* prev, int prev_len,
+                             std::uint8_t* out) {
+  std::uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < cur_len; ++i) {
+    const std::uint8_t c = cur[i];
+    set_bit(mask, c);
+    out[i] = c;
+  }
+  int len = cur_len;
+  for (int i = 0; i < prev_len; ++i) {
+    const std::uint8_t c = prev[i];
+    if (!test_bit(mask, c)) out[len++] = c;
+  }
+  return len;
+}
+
+// Alg. 6, composition: out[i] = prev[cur[i]]. out may alias cur, never prev.
+__device__ void compose(const std::uint8_t* cur, const std::uint8_t* prev, std::uint8_t* out) {
+  for (int i = 0; i < kAlphabet; ++i) out[i] = prev[cur[i]];
+}
+
+template <Direction D>
+__device__ int combine(const std::uint8_t* cur, int cur_len, const std::uint8_t* prev, int prev_len, std::uint8_t* out) {
+  if constexpr (D == Direction::forward) {
+    return append_unique(cur, cur_len, prev, prev_len, out);
+  } else {
+    compose(cur, prev, out);
+    return kAlphabet;
+  }
+}
+
+struct ThreadPlace {
+  std::int64_t gt, block, first, last;  // global thread, global block, substring [first, last)
+  int t;
+};
+
+__device__ ThreadPlace place(const Geometry& g) {
+  ThreadPlace p{};
+  p.t = static_cast<int>(threadIdx.x);
+  p.block = blockIdx.x;
+  p.gt = p.block * g.B + p.t;
+  const std::int64_t segment = p.block / g.blocks_per_seg;
+  const std::int64_t seg_first = segment * g.seg;
+  const std::int64_t seg_last = min(g.n, seg_first + g.seg);
+  p.first = min(seg_last, seg_first + ((p.block % g.blocks_per_seg) * g.B + p.t) * std::int64_t{g.J});
+  p.last = min(seg_last, p.first + g.J);
+  return p;
+}
+
+template <bool KMajor>
+__device__ WorkList<KMajor> work_list(const Geometry& g, const ThreadPlace& p, std::uint8_t* spill) {
+  extern __shared__ std::uint8_t shared_lists[];
+  return {shared_lists, spill + p.gt * (kAlphabet - g.L), p.t, g.B, g.L};
+}
+
+// Step 1 (Alg. 2 / Alg. 5): each thread's partial list; then an inclusive Hillis-Steele scan over
+// the block's threads (log2 B rounds), leaving in rows[steps % 2] each thread's list after its
+// block's substrings up to its own.
+template <Direction D, bool KMajor>
+__global__ void local_scan_kernel(const std::uint8_t* in, Geometry g, Scratch s) {
+  const ThreadPlace p = place(g);
+  std::uint8_t* row = s.rows[0] + p.gt * kAlphabet;
+  if constexpr (D == Direction::forward) {
+    std::uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int len = 0;
+    for (std::int64_t i = p.last - 1; i >= p.first; --i) {  // walk backwards: most recent first
+      const std::uint8_t c = in[i];
+      if (!test_bit(mask, c)) {
+        set_bit(mask, c);
+        row[len++] = c;
+      }
+    }
+    s.lens[0][p.gt] = static_cast<std::uint16_t>(len);
+  } else {
+    const WorkList<KMajor> w = work_list<KMajor>(g, p, s.spill);
+    for (int k = 0; k < kAlphabet; ++k) w.set(k, static_cast<std::uint8_t>(k));
+    for (std::int64_t i = p.first; i < p.last; ++i) w.decode(in[i]);
+    for (int k = 0; k < kAlphabet; ++k) row[k] = w.get(k);
+    s.lens[0][p.gt] = kAlphabet;
+  }
+  int src = 0;
+  for (int d = 1; d < g.B; d <<= 1, src ^= 1) {
+    __syncthreads();
+    const std::uint8_t* from = s.rows[src] + p.gt * kAlphabet;
+    std::uint8_t* to = s.rows[src ^ 1] + p.gt * kAlphabet;
+    const int len = s.lens[src][p.gt];
+    if (p.t >= d) {
+      s.lens[src ^ 1][p.gt] = static_cast<std::uint16_t>(
+          combine<D>(from, len, s.rows[src] + (p.gt - d) * kAlphabet, s.lens[src][p.gt - d], to));
+    } else {
+      for (int k = 0; k < len; ++k) to[k] = from[k];
+      s.lens[src ^ 1][p.gt] = static_cast<std::uint16_t>(len);
+    }
+  }
+}
+
+// Step 2: per segment, the list at the start of each of its blocks (a sequential scan of the
+// block aggregates, from the identity).
+template <Direction D>
+__global__ void block_scan_kernel(Geometry g, Scratch s, int final_buffer) {
+  const std::int64_t segment = grid_thread_index();
+  if (segment >= g.segments) return;
+  const std::int64_t first = segment * g.blocks_per_seg;
+  std::uint8_t* state = s.block_state + first * kAlphabet;
+  for (int k = 0; k < kAlphabet; ++k) state[k] = static_cast<std::uint8_t>(k);
+  for (std::int64_t b = first + 1; b < first + g.blocks_per_seg; ++b) {
+    const std::int64_t last_thread = (b - 1) * g.B + g.B - 1;
+    const std::uint8_t* aggregate = s.rows[final_buffer] + last_thread * kAlphabet;
+    std::uint8_t* next = s.block_state + b * kAlphabet;
+    combine<D>(aggregate, s.lens[final_buffer][last_thread], state, kAlphabet, next);
+    state = next;
+  }
+}
+
+// Step 3: each thread's list = its block's list advanced by the block's earlier substrings; then
+// the thread transforms its substring.
+template <Direction D, bool KMajor>
+__global__ void transform_kernel(const std::uint8_t* in, std::uint8_t* out, Geometry g, Scratch s, int final_buffer) {
+  const ThreadPlace p = place(g);
+  const WorkList<KMajor> w = work_list<KMajor>(g, p, s.spill);
+  const std::uint8_t* state = s.block_state + p.block * kAlphabet;
+  if (p.t == 0) {
+    for (int k = 0; k < kAlphabet; ++k) w.set(k, state[k]);
+  } else {
+    const std::uint8_t* before = s.rows[final_buffer] + (p.gt - 1) * kAlphabet;
+    if constexpr (D == Direction::forward) {
+      const int len = s.lens[final_buffer][p.gt - 1];
+      std::uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (int k = 0; k < len; ++k) {
+        set_bit(mask, before[k]);
+        w.set(k, before[k]);
+      }
+      int k = len;
+      for (int i = 0; i < kAlphabet; ++i)
+        if (!test_bit(mask, state[i])) w.set(k++, state[i]);
+    } else {
+      for (int k = 0; k < kAlphabet; ++k) w.set(k, state[before[k]]);
+    }
+  }
+  for (std::int64_t i = p.first; i < p.last; ++i) {
+    if constexpr (D == Direction::forward)
+      out[i] = static_cast<std::uint8_t>(w.encode(in[i]));
+    else
+      out[i] = w.decode(in[i]);
+  }
+}
+
+// The survey's naive parallel MTF: one block of 256 threads per segment; thread k owns list[k].
+template <Direction D>
+__global__ void naive_kernel(const std::uint8_t* in, std::uint8_t* out, std::int64_t n, std::int64_t seg) {
+  __shared__ std::uint8_t list[kAlphabet];
+  __shared__ int position;
+  const int k = static_cast<int>(threadIdx.x);
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * seg;
+  const std::int64_t last = min(n, first + seg);
+  list[k] = static_cast<std::uint8_t>(k);
+  __syncthreads();
+  for (std::int64_t i = first; i < last; ++i) {
+    const std::uint8_t x = in[i];
+    int pos;
+    std::uint8_t symbol;
+    if constexpr (D == Direction::forward) {
+      if (list[k] == x) position = k;  // exactly one thread matches
+      __syncthreads();
+      pos = position;
+      symbol = x;
+    } else {
+      pos = x;
+      symbol = list[x];
+    }
+    const std::uint8_t mine = list[k];
+    __syncthreads();
+    if (k < pos) list[k + 1] = mine;
+    if (k == 0) {
+      list[0] = symbol;
+      out[i] = D == Direction::forward ? static_cast<std::uint8_t>(pos) : symbol;
+    }
+    __syncthreads();
+  }
+}
+
+int shared_entries(Variant v, const Config& c) { return v == Variant::fast ? kAlphabet : static_cast<int>(c.shared_list_entries); }
+
+void validate(Variant v, const Config& c) {
+  if (v == Variant::naive) return;
+  const unsigned b = c.block_threads;
+  if (b == 0 || b > 1024 || (b & (b - 1)) != 0)
+    throw ContractError("mtf: block_threads must be a power of two in 1..1024, got " + std::to_string(b));
+  if (c.chars_per_thread == 0) throw ContractError("mtf: chars_per_thread must be >= 1");
+  if (c.shared_list_entries == 0 || c.shared_list_entries > kAlphabet)
+    throw ContractError("mtf: shared_list_entries must be in 1..256, got " + std::to_string(c.shared_list_entries));
+}
+
+int log2_exact(int b) {
+  int steps = 0;
+  while ((1 << steps) < b) ++steps;
+  return steps;
+}
+
+template <Direction D, bool KMajor>
+void launch_scan(const std::uint8_t* d_in, std::uint8_t* d_out, const Geometry& g, const Scratch& s,
+                 cudaStream_t stream) {
+  const std::size_t shared = static_cast<std::size_t>(g.B) * static_cast<std::size_t>(g.L);
+  const int final_buffer = log2_exact(g.B) % 2;
+  auto local = local_scan_kernel<D, KMajor>;
+  auto transform = transform_kernel<D, KMajor>;
+  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(local, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(transform, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  local<<<static_cast<unsigned>(g.blocks), g.B, shared, stream>>>(d_in, g, s);
+  PARCOMP_CHECK_LAUNCH();
+  const unsigned scan_blocks = static_cast<unsigned>((g.segments + 127) / 128);
+  block_scan_kernel<D><<<scan_blocks, 128, 0, stream>>>(g, s, final_buffer);
+  PARCOMP_CHECK_LAUNCH();
+  transform<<<static_cast<unsigned>(g.blocks), g.B, shared, stream>>>(d_in, d_out, g, s, final_buffer);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::string_view name(Variant v) {
+  switch (v) {
+    case Variant::paper: return "gpu.paper";
+    case Variant::naive: return "gpu.naive";
+    case Variant::fast: return "gpu.fast";
+  }
+  return "?";
+}
+
+Config default_config(Variant v, Direction d) {
+  Config c;
+  if (v == Variant::fast) {
+    c.chars_per_thread = 512;
+    c.block_threads = 128;
+    c.shared_list_entries = kAlphabet;
+  } else {
+    c.chars_per_thread = 64;
+    c.block_threads = 64;
+    c.shared_list_entries = d == Direction::forward ? 40 : 76;
+  }
+  return c;
+}
+
+std::size_t scratch_bytes(Variant v, Direction, std::size_t n, const Config& c) {
+  validate(v, c);
+  if (v == Variant::naive || n == 0) return 0;
+  ScratchCarver sizing;
+  carve(sizing, make_geometry(n, c, shared_entries(v, c)));
+  return sizing.used();
+}
+
+void transform(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, std::uint8_t* d_out, void* d_scratch,
+               std::size_t scratch_size, const Config& c, cudaStream_t stream) {
+  validate(v, c);
+  if (n == 0) return;
+  if (v == Variant::naive) {
+    PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::forward.naive" : "mtf::reverse.naive");
+    const std::int64_t seg = static_cast<std::int64_t>(c.segment_bytes == 0 ? n : c.segment_bytes);
+    const auto segments = static_cast<unsigned>((static_cast<std::int64_t>(n) + seg - 1) / seg);
+    if (d == Direction::forward)
+      naive_kernel<Direction::forward><<<segments, kAlphabet, 0, stream>>>(d_in, d_out, static_cast<std::int64_t>(n), seg);
+    else
+      naive_kernel<Direction::reverse><<<segments, kAlphabet, 0, stream>>>(d_in, d_out, static_cast<std::int64_t>(n), seg);
+    PARCOMP_CHECK_LAUNCH();
+    return;
+  }
+  const Geometry g = make_geometry(n, c, shared_entries(v, c));
+  ScratchCarver carver(d_scratch, scratch_size);
+  const Scratch s = carve(carver, g);
+  if (v == Variant::paper) {
+    PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::forward.paper" : "mtf::reverse.paper");
+    if (d == Direction::forward) launch_scan<Direction::forward, false>(d_in, d_out, g, s, stream);
+    else launch_scan<Direction::reverse, false>(d_in, d_out, g, s, stream);
+  } else {
+    PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::forward.fast" : "mtf::reverse.fast");
+    if (d == Direction::forward) launch_scan<Direction::forward, true>(d_in, d_out, g, s, stream);
+    else launch_scan<Direction::reverse, true>(d_in, d_out, g, s, stream);
+  }
+}
+
+}  // namespace parcomp::mtf

@@ -1,0 +1,50 @@
+// Move-to-front transform and its reverse on the GPU (Patel et al., thesis sections 2.2 and 3.2).
+//
+// The 256-entry list starts as the identity and restarts at every segment of
+// Config::segment_bytes (each BWT block is transformed on its own); the serial oracle is
+// reference/mtf.hpp. All entry points are asynchronous on `stream`, take device pointers, and need
+// caller-provided scratch of at least scratch_bytes(...) bytes.
+//
+// Variants:
+//   paper  the thesis's scan: per-thread partial lists over substrings (Alg. 2 / Alg. 5), combined
+//          with AppendUnique (Alg. 3) or list composition (Alg. 6) by an intra-block scan, a
+//          block-wise scan per segment, then each thread transforms its substring from its list.
+//          Of each thread's working list, the first `shared_list_entries` live in shared memory,
+//          the rest in global memory (the thesis's partial-list size, Fig. 4.5).
+//   naive  the survey's (Eirola, section 3.3): one block of 256 threads per segment searches and
+//          updates the 256-entry list in parallel for every character.
+//   fast   ours: the same scan with long substrings, whole lists in shared memory laid out so
+//          that the threads of a warp never share a bank.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace parcomp::mtf {
+
+enum class Variant { paper, naive, fast };
+enum class Direction { forward, reverse };
+
+struct Config {
+  std::size_t segment_bytes = std::size_t{1} << 20;  // the list restarts here (a BWT block)
+  unsigned chars_per_thread = 64;                     // substring length per thread (paper, fast)
+  unsigned shared_list_entries = 40;                  // list entries kept in shared memory (paper)
+  unsigned block_threads = 64;                        // threads per block (paper, fast); a power of 2
+};
+
+std::string_view name(Variant v);
+// The thesis's parameters for paper (64-character substrings; partial lists of 40 entries forward
+// and 76 reverse, its optima on a GTX 460), and ours for fast.
+Config default_config(Variant v, Direction d);
+
+std::size_t scratch_bytes(Variant v, Direction d, std::size_t n, const Config& config);
+
+// d_out[0..n-1] = MTF (forward) or reverse MTF of d_in[0..n-1]; d_out must not alias d_in.
+// Throws ContractError on a bad configuration or scratch too small.
+void transform(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, std::uint8_t* d_out, void* d_scratch,
+               std::size_t scratch_bytes, const Config& config, cudaStream_t stream);
+
+}  // namespace parcomp::mtf
