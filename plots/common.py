@@ -2,6 +2,7 @@
 
 Benchmark names are <experiment>/<variant>/<dataset>/n=<size>/<timing>[_<aggregate>], where
 <timing> is manual_time (CUDA events) or real_time (wall clock), as Google Benchmark appends it.
+The last name part may sweep another parameter instead of the size: list=<entries>, chars=<n>.
 With repetitions, the median aggregate is used; a single run is used as it is.
 """
 from __future__ import annotations
@@ -11,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-NAME_RE = re.compile(r"^(?P<experiment>[^/]+)/(?P<variant>[^/]+)/(?P<dataset>[^/]+)/n=(?P<n>\d+)(?:/(?P<timing>[a-z_]+?))?$")
+NAME_RE = re.compile(r"^(?P<experiment>[^/]+)/(?P<variant>[^/]+)/(?P<dataset>[^/]+)/(?P<key>[a-z_]+)=(?P<value>\d+)"
+                     r"(?:/(?P<timing>[a-z_]+?))?$")
 TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -20,12 +22,14 @@ class Row:
     experiment: str
     variant: str
     dataset: str
-    n: int
+    n: int                   # the size, or 0 when the name sweeps another parameter
     seconds: float           # median (or single) time per iteration
     bytes_per_second: float  # uncompressed bytes per second
     counters: dict = field(default_factory=dict)
     stddev_seconds: float | None = None
     repetitions: int = 1
+    key: str = "n"           # what the last name part sweeps
+    value: int = 0           # its value
 
 
 @dataclass
@@ -48,8 +52,9 @@ class Results:
     def cpu_name(self) -> str:
         return self.parcomp.get("host", {}).get("cpu_model", "unknown CPU")
 
-    def select(self, experiment: str) -> list[Row]:
-        return [r for r in self.rows if r.experiment == experiment]
+    def select(self, experiment: str, key: str | None = "n") -> list[Row]:
+        """Rows of one experiment; by default those indexed by size (key None: all)."""
+        return [r for r in self.rows if r.experiment == experiment and (key is None or r.key == key)]
 
 
 def parse_name(run_name: str) -> dict | None:
@@ -57,7 +62,8 @@ def parse_name(run_name: str) -> dict | None:
     if not m:
         return None
     d = m.groupdict()
-    d["n"] = int(d["n"])
+    d["value"] = int(d["value"])
+    d["n"] = d["value"] if d["key"] == "n" else 0
     return d
 
 
@@ -91,7 +97,7 @@ def load(path: str | Path) -> Results:
             "real_time", "cpu_time", "time_unit", "aggregate_name", "aggregate_unit", "family_index",
             "per_family_instance_index", "bytes_per_second"}}
         rows.append(Row(experiment=meta["experiment"], variant=meta["variant"], dataset=meta["dataset"],
-                        n=meta["n"], seconds=chosen["real_time"] * unit,
+                        n=meta["n"], key=meta["key"], value=meta["value"], seconds=chosen["real_time"] * unit,
                         bytes_per_second=chosen.get("bytes_per_second", 0.0), counters=counters,
                         stddev_seconds=std["real_time"] * unit if std else None,
                         repetitions=max(len(g["runs"]), 1)))
@@ -176,7 +182,82 @@ def plot_module_figure(module, res: Results, out: Path) -> Path:
     """Draws one plots/<id>.py module's figure (its FIGURE, or the time-vs-size default)."""
     figure = getattr(module, "FIGURE", time_vs_size_figure)
     extra = {"paper_speedup": module.PAPER_SPEEDUP} if getattr(module, "PAPER_SPEEDUP", None) else {}
+    if getattr(module, "SWEEP_NOTE", None):
+        extra["sweep_note"] = module.SWEEP_NOTE
     return figure(res, module.EXPERIMENT, out, module.PAPER_NOTE, **extra)
+
+
+def _dataset_order(d: str):
+    return (d.replace(".bwt", ""), not d.endswith(".bwt"))
+
+
+def _variant_order(v: str):
+    return (not v.startswith("cpu"), v)
+
+
+def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str,
+                       paper_speedup: float | None = None, sweep_note: str | None = None) -> Path:
+    """Throughput per dataset and variant (bars), the speedup over cpu.serial, and, when the
+    experiment also sweeps a parameter (name part list=<k>), time vs that parameter."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = res.select(experiment)
+    sweep = res.select(experiment, key=None)
+    sweep = [r for r in sweep if r.key != "n"]
+    if not rows and not sweep:
+        raise SystemExit(f"{res.path}: no results for {experiment}")
+    panels = (2 if rows else 0) + (1 if sweep else 0)
+    fig, axes = plt.subplots(panels, 1, figsize=(13, 3.8 * panels), squeeze=False)
+    axes = [a[0] for a in axes]
+    if rows:
+        datasets = sorted({r.dataset for r in rows}, key=_dataset_order)
+        variants = sorted({r.variant for r in rows}, key=_variant_order)
+        width = 0.8 / len(variants)
+        by = {(r.dataset, r.variant): r for r in rows}
+        for i, v in enumerate(variants):
+            xs = [k + i * width for k, d in enumerate(datasets) if (d, v) in by]
+            ys = [by[(d, v)].bytes_per_second / 1e6 for d in datasets if (d, v) in by]
+            axes[0].bar(xs, ys, width, label=v, color=f"C{i}")
+            cpu = [(k + i * width, by[(d, "cpu.serial")].seconds / by[(d, v)].seconds)
+                   for k, d in enumerate(datasets) if (d, v) in by and (d, "cpu.serial") in by]
+            if v != "cpu.serial" and cpu:
+                axes[1].bar([x for x, _ in cpu], [y for _, y in cpu], width, label=f"{v} / cpu.serial", color=f"C{i}")
+        for ax in axes[:2]:
+            ax.set_xticks([k + 0.4 - width / 2 for k in range(len(datasets))])
+            ax.set_xticklabels(datasets, rotation=30, ha="right", fontsize=8)
+            ax.set_yscale("log")
+            ax.grid(True, axis="y", which="both", alpha=0.3)
+        axes[0].set_ylabel("MB/s of input")
+        axes[0].legend(fontsize=8, ncol=len(variants))
+        axes[1].axhline(1.0, color="grey", lw=0.8, ls="--")
+        if paper_speedup:
+            axes[1].axhline(paper_speedup, color="black", lw=1.0, ls=":", label=f"paper: up to {paper_speedup:g}x")
+        axes[1].set_ylabel("speedup over one CPU core")
+        axes[1].legend(fontsize=8)
+    if sweep:
+        ax = axes[-1]
+        key = sweep[0].key
+        for i, d in enumerate(sorted({r.dataset for r in sweep}, key=_dataset_order)):
+            rs = sorted((r for r in sweep if r.dataset == d), key=lambda r: r.value)
+            ax.plot([r.value for r in rs], [r.seconds * 1e3 for r in rs], marker="o", label=d, color=f"C{i}")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(f"{key} (partial-list entries kept in shared memory)" if key == "list" else key)
+        ax.set_ylabel("time per call (ms)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        if sweep_note:
+            ax.set_title(sweep_note, fontsize=9)
+    sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
+    fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
+    fig.tight_layout()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{experiment}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def cli(module_name: str, argv=None) -> int:

@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     res = common.load(args.result)
     made = 0
     for module in plot_modules():
-        if not res.select(module.EXPERIMENT):
+        if not res.select(module.EXPERIMENT, key=None):
             print(f"skipped {module.EXPERIMENT}: no results in {args.result}", file=sys.stderr)
             continue
         print(common.plot_module_figure(module, res, args.out))

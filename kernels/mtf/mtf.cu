@@ -7,6 +7,7 @@
 #include "mtf.hpp"
 
 #include <string>
+#include <type_traits>
 
 namespace parcomp::mtf {
 
@@ -55,24 +56,29 @@ Scratch carve(ScratchCarver& c, const Geometry& g) {
   return s;
 }
 
-// A thread's 256-entry working list: entries [0, L) in shared memory, the rest in global memory.
-// KMajor lays shared entry k of thread t at k * B + t (threads of a warp hit distinct banks);
-// otherwise at t * L + k (each thread's list contiguous).
-template <bool KMajor>
-struct WorkList {
-  std::uint8_t* shared;
-  std::uint8_t* spill;  // this thread's spill row, indexed by k - L
-  int t, B, L;
-  __device__ std::uint8_t get(int k) const {
-    if (k < L) return shared[KMajor ? k * B + t : t * L + k];
-    return spill[k - L];
-  }
+// A thread's 256-entry working list, two layouts.
+//
+// SplitList (paper): entries [0, L) in shared memory, each thread's contiguous; the rest in global
+// memory. One byte per step when searching and shifting, as a straightforward implementation is.
+struct SplitList {
+  std::uint8_t* shared;  // this block's lists: thread t's entry k at t * L + k
+  std::uint8_t* spill;   // this thread's spill row, indexed by k - L
+  int t, L;
+  static std::size_t shared_bytes(int B, int L) { return static_cast<std::size_t>(B) * static_cast<std::size_t>(L); }
+  __device__ std::uint8_t get(int k) const { return k < L ? shared[t * L + k] : spill[k - L]; }
   __device__ void set(int k, std::uint8_t v) const {
     if (k < L)
-      shared[KMajor ? k * B + t : t * L + k] = v;
+      shared[t * L + k] = v;
     else
       spill[k - L] = v;
   }
+  // Sequential writer of entries 0, 1, 2, ...
+  struct Writer {
+    const SplitList& list;
+    int k = 0;
+    __device__ void put(std::uint8_t v) { list.set(k++, v); }
+  };
+  __device__ Writer writer() const { return Writer{*this}; }
   // Forward MTF of one symbol: its position, and the symbol moved to the front (one pass).
   __device__ int encode(std::uint8_t c) const {
     std::uint8_t carry = get(0);
@@ -92,6 +98,61 @@ struct WorkList {
     const std::uint8_t c = get(m);
     for (int k = m; k > 0; --k) set(k, get(k - 1));
     set(0, c);
+    return c;
+  }
+};
+
+// PackedList (ours, fast): the whole list in shared memory as 64 32-bit words per thread, rows
+// padded to 65 words so that the threads of a warp hit distinct banks. Searches compare four
+// entries at a time (__vcmpeq4) and shifts move four entries at a time.
+struct PackedList {
+  static constexpr int kRowWords = kAlphabet / 4 + 1;
+  std::uint32_t* row;  // this thread's 64 words
+  static std::size_t shared_bytes(int B, int) { return static_cast<std::size_t>(B) * kRowWords * 4; }
+  __device__ std::uint8_t get(int k) const { return static_cast<std::uint8_t>(row[k >> 2] >> (8 * (k & 3))); }
+  struct Writer {
+    std::uint32_t* row;
+    std::uint32_t word = 0;
+    int k = 0;
+    __device__ void put(std::uint8_t v) {
+      word |= std::uint32_t{v} << (8 * (k & 3));
+      if ((++k & 3) == 0) {
+        row[(k >> 2) - 1] = word;
+        word = 0;
+      }
+    }
+  };
+  __device__ Writer writer() const { return Writer{row}; }
+  // Removes entry 4*j+byte (its word is w) and moves entries below it up by one, c at the front.
+  __device__ void move_to_front(int j, int byte, std::uint32_t w, std::uint8_t c) const {
+    const std::uint32_t below = byte == 0 ? 0u : (w & ((1u << (8 * byte)) - 1u));
+    const std::uint32_t above = byte == 3 ? 0u : (w & ~((1u << (8 * (byte + 1))) - 1u));
+    std::uint32_t cur = above | (below << 8);
+    for (int i = j; i > 0; --i) {
+      const std::uint32_t lower = row[i - 1];
+      row[i] = cur | (lower >> 24);
+      cur = lower << 8;
+    }
+    row[0] = cur | c;
+  }
+  __device__ int encode(std::uint8_t c) const {
+    const std::uint32_t pattern = 0x01010101u * c;
+    int j = 0;
+    std::uint32_t w, hit;
+    for (;; ++j) {
+      w = row[j];
+      hit = __vcmpeq4(w, pattern);
+      if (hit != 0) break;
+    }
+    const int byte = (__ffs(hit) - 1) >> 3;
+    move_to_front(j, byte, w, c);
+    return 4 * j + byte;
+  }
+  __device__ std::uint8_t decode(int m) const {
+    const int j = m >> 2, byte = m & 3;
+    const std::uint32_t w = row[j];
+    const auto c = static_cast<std::uint8_t>(w >> (8 * byte));
+    move_to_front(j, byte, w, c);
     return c;
   }
 };
@@ -150,16 +211,20 @@ __device__ ThreadPlace place(const Geometry& g) {
   return p;
 }
 
-template <bool KMajor>
-__device__ WorkList<KMajor> work_list(const Geometry& g, const ThreadPlace& p, std::uint8_t* spill) {
-  extern __shared__ std::uint8_t shared_lists[];
-  return {shared_lists, spill + p.gt * (kAlphabet - g.L), p.t, g.B, g.L};
+template <typename List>
+__device__ List work_list(const Geometry& g, const ThreadPlace& p, std::uint8_t* spill) {
+  extern __shared__ __align__(16) std::uint8_t shared_lists[];
+  if constexpr (std::is_same_v<List, SplitList>) {
+    return SplitList{shared_lists, spill + p.gt * (kAlphabet - g.L), p.t, g.L};
+  } else {
+    return PackedList{reinterpret_cast<std::uint32_t*>(shared_lists) + p.t * PackedList::kRowWords};
+  }
 }
 
 // Step 1 (Alg. 2 / Alg. 5): each thread's partial list; then an inclusive Hillis-Steele scan over
 // the block's threads (log2 B rounds), leaving in rows[steps % 2] each thread's list after its
 // block's substrings up to its own.
-template <Direction D, bool KMajor>
+template <Direction D, typename List>
 __global__ void local_scan_kernel(const std::uint8_t* in, Geometry g, Scratch s) {
   const ThreadPlace p = place(g);
   std::uint8_t* row = s.rows[0] + p.gt * kAlphabet;
@@ -175,8 +240,9 @@ __global__ void local_scan_kernel(const std::uint8_t* in, Geometry g, Scratch s)
     }
     s.lens[0][p.gt] = static_cast<std::uint16_t>(len);
   } else {
-    const WorkList<KMajor> w = work_list<KMajor>(g, p, s.spill);
-    for (int k = 0; k < kAlphabet; ++k) w.set(k, static_cast<std::uint8_t>(k));
+    const List w = work_list<List>(g, p, s.spill);
+    auto fill = w.writer();
+    for (int k = 0; k < kAlphabet; ++k) fill.put(static_cast<std::uint8_t>(k));
     for (std::int64_t i = p.first; i < p.last; ++i) w.decode(in[i]);
     for (int k = 0; k < kAlphabet; ++k) row[k] = w.get(k);
     s.lens[0][p.gt] = kAlphabet;
@@ -217,13 +283,14 @@ __global__ void block_scan_kernel(Geometry g, Scratch s, int final_buffer) {
 
 // Step 3: each thread's list = its block's list advanced by the block's earlier substrings; then
 // the thread transforms its substring.
-template <Direction D, bool KMajor>
+template <Direction D, typename List>
 __global__ void transform_kernel(const std::uint8_t* in, std::uint8_t* out, Geometry g, Scratch s, int final_buffer) {
   const ThreadPlace p = place(g);
-  const WorkList<KMajor> w = work_list<KMajor>(g, p, s.spill);
+  const List w = work_list<List>(g, p, s.spill);
+  auto fill = w.writer();
   const std::uint8_t* state = s.block_state + p.block * kAlphabet;
   if (p.t == 0) {
-    for (int k = 0; k < kAlphabet; ++k) w.set(k, state[k]);
+    for (int k = 0; k < kAlphabet; ++k) fill.put(state[k]);
   } else {
     const std::uint8_t* before = s.rows[final_buffer] + (p.gt - 1) * kAlphabet;
     if constexpr (D == Direction::forward) {
@@ -231,13 +298,12 @@ __global__ void transform_kernel(const std::uint8_t* in, std::uint8_t* out, Geom
       std::uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (int k = 0; k < len; ++k) {
         set_bit(mask, before[k]);
-        w.set(k, before[k]);
+        fill.put(before[k]);
       }
-      int k = len;
       for (int i = 0; i < kAlphabet; ++i)
-        if (!test_bit(mask, state[i])) w.set(k++, state[i]);
+        if (!test_bit(mask, state[i])) fill.put(state[i]);
     } else {
-      for (int k = 0; k < kAlphabet; ++k) w.set(k, state[before[k]]);
+      for (int k = 0; k < kAlphabet; ++k) fill.put(state[before[k]]);
     }
   }
   for (std::int64_t i = p.first; i < p.last; ++i) {
@@ -300,13 +366,13 @@ int log2_exact(int b) {
   return steps;
 }
 
-template <Direction D, bool KMajor>
+template <Direction D, typename List>
 void launch_scan(const std::uint8_t* d_in, std::uint8_t* d_out, const Geometry& g, const Scratch& s,
                  cudaStream_t stream) {
-  const std::size_t shared = static_cast<std::size_t>(g.B) * static_cast<std::size_t>(g.L);
+  const std::size_t shared = List::shared_bytes(g.B, g.L);
   const int final_buffer = log2_exact(g.B) % 2;
-  auto local = local_scan_kernel<D, KMajor>;
-  auto transform = transform_kernel<D, KMajor>;
+  auto local = local_scan_kernel<D, List>;
+  auto transform = transform_kernel<D, List>;
   PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(local, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(transform, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   local<<<static_cast<unsigned>(g.blocks), g.B, shared, stream>>>(d_in, g, s);
@@ -371,12 +437,12 @@ void transform(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, 
   const Scratch s = carve(carver, g);
   if (v == Variant::paper) {
     PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::forward.paper" : "mtf::reverse.paper");
-    if (d == Direction::forward) launch_scan<Direction::forward, false>(d_in, d_out, g, s, stream);
-    else launch_scan<Direction::reverse, false>(d_in, d_out, g, s, stream);
+    if (d == Direction::forward) launch_scan<Direction::forward, SplitList>(d_in, d_out, g, s, stream);
+    else launch_scan<Direction::reverse, SplitList>(d_in, d_out, g, s, stream);
   } else {
     PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::forward.fast" : "mtf::reverse.fast");
-    if (d == Direction::forward) launch_scan<Direction::forward, true>(d_in, d_out, g, s, stream);
-    else launch_scan<Direction::reverse, true>(d_in, d_out, g, s, stream);
+    if (d == Direction::forward) launch_scan<Direction::forward, PackedList>(d_in, d_out, g, s, stream);
+    else launch_scan<Direction::reverse, PackedList>(d_in, d_out, g, s, stream);
   }
 }
 

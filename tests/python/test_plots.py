@@ -18,6 +18,8 @@ def test_parse_name():
         "timing": "manual_time"}
     assert common.parse_name("parle.encode/cpu.serial/random/n=65536/real_time")["variant"] == "cpu.serial"
     assert common.parse_name("not/a/parcomp/name") is None
+    sweep = common.parse_name("thesis.fig4_5/gpu.paper/linux-2.6.11.1.tar.bwt/list=40/manual_time")
+    assert (sweep["key"], sweep["value"], sweep["n"]) == ("list", 40, 0)
 
 
 def test_load_takes_the_median():
@@ -49,6 +51,18 @@ def test_gpu_fixture_present():
     assert device["measured_bandwidth_bytes_per_second"] > 0
     variants = {r.variant for r in res.select("parle.encode")}
     assert {"cpu.serial", "gpu.paper", "gpu.cub"} <= variants
+
+
+MTF_FIXTURES = sorted(FIXTURES.glob("mtf_gpu_*.json"))
+
+
+@pytest.mark.parametrize("fixture", MTF_FIXTURES, ids=lambda p: p.name)
+def test_mtf_figures(tmp_path, fixture):
+    subprocess.run([sys.executable, ROOT / "plots" / "make_all.py", fixture, "--out", tmp_path], check=True)
+    for experiment in ("thesis.fig4_4", "thesis.fig4_5", "thesis.fig4_6"):
+        assert (tmp_path / f"{experiment}.png").stat().st_size > 10_000
+    res = common.load(fixture)
+    assert {r.key for r in res.select("thesis.fig4_5", key=None)} == {"list"}
 
 
 def test_make_all(tmp_path):
