@@ -15,7 +15,7 @@ GPU_FIXTURES = sorted(FIXTURES.glob("parle_gpu_*.json"))
 def test_parse_name():
     assert common.parse_name("parle.encode/gpu.paper/runs-mean8/n=16777216/manual_time") == {
         "experiment": "parle.encode", "variant": "gpu.paper", "dataset": "runs-mean8", "n": 16777216,
-        "timing": "manual_time"}
+        "key": "n", "value": 16777216, "timing": "manual_time"}
     assert common.parse_name("parle.encode/cpu.serial/random/n=65536/real_time")["variant"] == "cpu.serial"
     assert common.parse_name("not/a/parcomp/name") is None
     sweep = common.parse_name("thesis.fig4_5/gpu.paper/linux-2.6.11.1.tar.bwt/list=40/manual_time")
