@@ -13,9 +13,9 @@
 //          the rest in global memory (the thesis's partial-list size, Fig. 4.5).
 //   naive  the survey's (Eirola, section 3.3): one block of 256 threads per segment searches and
 //          updates the 256-entry list in parallel for every character.
-//   fast   ours: the same scan with long substrings (512 bytes per thread), each thread's whole
-//          list in shared memory as 32-bit words (rows padded against bank conflicts), searched
-//          and shifted four entries at a time.
+//   fast   ours: the same scan with long substrings (1024 bytes per thread forward, 4096 reverse),
+//          each thread's whole list in shared memory as 32-bit words (rows padded against bank
+//          conflicts), searched and shifted four entries at a time.
 #pragma once
 
 #include <cuda_runtime_api.h>
