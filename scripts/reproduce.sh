@@ -32,7 +32,8 @@ bench="$PARCOMP_BUILD/bench/parcomp-bench"
 
 if [ $fetch -eq 1 ]; then
   say "fetching datasets"
-  python3 "$PARCOMP_ROOT/datasets/fetch.py" all
+  python3 "$PARCOMP_ROOT/datasets/fetch.py" all \
+    || say "some datasets could not be fetched (see above): their benchmarks will be reported as skipped"
 else
   say "data: the built-in synthetic generators (no download needed; --fetch for the real datasets)"
 fi

@@ -66,17 +66,16 @@ int attribute(cudaDeviceAttr attr, int device) {
   return value;
 }
 
-// The kernel driver's release ("580.159.04"), which the CUDA API does not report.
+// The kernel driver's release ("580.159.04"), which the CUDA API does not report: the first word
+// of /proc/driver/nvidia/version that looks like a version number.
 std::string nvidia_driver_release() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(in, line)) return "unknown";
-  const auto pos = line.find("Kernel Module");
-  if (pos == std::string::npos) return line;
-  std::istringstream words(line.substr(pos + 13));
-  std::string release;
-  words >> release;
-  return release.empty() ? "unknown" : release;
+  std::istringstream words(line);
+  for (std::string word; words >> word;)
+    if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) return word;
+  return "unknown";
 }
 
 std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
