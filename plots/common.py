@@ -57,6 +57,11 @@ class Results:
         return [r for r in self.rows if r.experiment == experiment and (key is None or r.key == key)]
 
 
+def fmt_num(x: float) -> str:
+    """Three significant digits, without exponents for large values (1560, not 1.56e+03)."""
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
 def parse_name(run_name: str) -> dict | None:
     m = NAME_RE.match(run_name)
     if not m:
@@ -106,6 +111,13 @@ def load(path: str | Path) -> Results:
 
 def load_many(paths) -> list[Results]:
     return [load(p) for p in paths]
+
+
+def driver_release(device: dict) -> str:
+    """The NVIDIA driver release a result recorded; '?' where it has none (results before the
+    field existed, or an unparsed /proc line)."""
+    release = (device or {}).get("nvidia_driver_release", "")
+    return release if release[:1].isdigit() else "?"
 
 
 def device_label(res: Results) -> str:

@@ -33,8 +33,8 @@ def table(res: common.Results, experiment: str, n: int | None = None) -> str:
         by = {r.variant: r for r in rows if r.dataset == dataset and r.n == size}
         cpu = by.get("cpu.serial")
         cells = [dataset]
-        cells += [f"{by[v].bytes_per_second / 1e9:.3g}" if v in by else "-" for v in variants]
-        cells += [f"{cpu.seconds / by[v].seconds:.3g}x" if v in by and cpu else "-" for v in gpu_variants]
+        cells += [common.fmt_num(by[v].bytes_per_second / 1e9) if v in by else "-" for v in variants]
+        cells += [f"{common.fmt_num(cpu.seconds / by[v].seconds)}x" if v in by and cpu else "-" for v in gpu_variants]
         cells += [f"{by[v].counters['bw_util']:.2f}" if v in by and "bw_util" in by[v].counters else "-"
                   for v in gpu_variants]
         lines.append(f"| {' | '.join(cells)} |")
@@ -68,7 +68,7 @@ def footer(res: common.Results, prefix: str) -> str:
     build = p.get("build", {})
     bw = dev.get("measured_bandwidth_bytes_per_second")
     return (f"{prefix}GPU: {dev.get('name', 'none')} "
-            f"(driver {dev.get('nvidia_driver_release', '?')}, CUDA driver API {dev.get('driver_version', '?')}, "
+            f"(driver {common.driver_release(dev)}, CUDA driver API {dev.get('driver_version', '?')}, "
             f"runtime {dev.get('runtime_version', '?')}"
             f"{f', measured copy bandwidth {bw / 1e9:.0f} GB/s' if bw else ''}); CPU: {res.cpu_name}, one core; "
             f"commit {build.get('git_sha', '?')[:10]}{' (dirty)' if build.get('git_dirty') else ''}; "

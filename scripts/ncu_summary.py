@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     report = {}
     lines = ["| benchmark | kernel | time (us) | DRAM MB | DRAM GB/s | occupancy % |", "|---|---|---|---|---|---|"]
     for item in args.inputs:
-        name, _, file = item.partition("=")
+        name, _, file = item.rpartition("=")  # names hold "=" (n=...), file names do not
         kernels = read_kernels(Path(file))
         report[name] = kernels
         if not kernels:

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Build RESULTS.md from results/: nothing in it is typed by hand that a result file could give.
+
+    python3 scripts/report.py            # write RESULTS.md
+    python3 scripts/report.py --check    # exit 1 if RESULTS.md is not what results/ gives
+
+Inputs: results/experiments.json (every experiment id, what it measures, the paper's result and
+hardware), results/<gpu>/*.json (bench results), results/notes/<id>.md (per experiment: which
+result file and figure back it, which tables to show, and the prose: shape, choices), and
+results/notes/_intro.md, _gpus.md. Numbers in the prose are placeholders resolved from the
+section's result file:
+
+    {{gbps:EXP/VARIANT/DATASET/n=SIZE}}   GB/s of uncompressed data   ({{mbps:...}} MB/s)
+    {{ms:KEY}} {{us:KEY}}                  median time
+    {{speedup:KEY}}                        over cpu.serial of the same dataset and size
+    {{bw:KEY}}                             bw_util
+    {{c.COUNTER:KEY}}                      any counter, e.g. {{c.mean_mtf_index:KEY}}
+    {{ratio:KEY_A|KEY_B}}                  time A / time B
+    ...:KEY@results/FILE.json              from another result file
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "plots"))
+import common  # noqa: E402
+import summary  # noqa: E402
+
+_loader = importlib.machinery.SourceFileLoader("compare", str(ROOT / "scripts" / "compare"))
+compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("compare", _loader))
+_loader.exec_module(compare)
+
+PLACEHOLDER = re.compile(r"\{\{([a-z_.]+):([^}]+)\}\}")
+
+
+class ReportError(Exception):
+    pass
+
+
+def front_matter(text: str) -> tuple[dict, str]:
+    meta: dict = {}
+    if text.startswith("---\n"):
+        head, _, text = text[4:].partition("\n---\n")
+        for line in head.splitlines():
+            k, _, v = line.partition(":")
+            meta.setdefault(k.strip(), []).append(v.strip())
+    return meta, text.strip() + "\n"
+
+
+class Sources:
+    def __init__(self, root: Path):
+        self.root = root
+        self.cache: dict[str, common.Results] = {}
+
+    def get(self, path: str) -> common.Results:
+        if path not in self.cache:
+            full = self.root / path
+            if not full.is_file():
+                raise ReportError(f"result file {path} does not exist")
+            self.cache[path] = common.load(full)
+        return self.cache[path]
+
+
+def find_row(res: common.Results, key: str) -> common.Row:
+    for r in res.rows:
+        if f"{r.experiment}/{r.variant}/{r.dataset}/{r.key}={r.value}" == key:
+            return r
+    raise ReportError(f"{res.path.name}: no benchmark {key}")
+
+
+def resolve(text: str, sources: Sources, default_source: str | None) -> str:
+    def one(m):
+        metric, ref = m.group(1), m.group(2)
+        ref, _, path = ref.partition("@")
+        path = path or default_source
+        if path is None:
+            raise ReportError(f"placeholder {m.group(0)} has no result file")
+        res = sources.get(path)
+        if metric == "ratio":
+            a, b = ref.split("|")
+            return common.fmt_num(find_row(res, a).seconds / find_row(res, b).seconds)
+        row = find_row(res, ref)
+        if metric == "gbps":
+            return common.fmt_num(row.bytes_per_second / 1e9)
+        if metric == "mbps":
+            return common.fmt_num(row.bytes_per_second / 1e6)
+        if metric == "ms":
+            return common.fmt_num(row.seconds * 1e3)
+        if metric == "us":
+            return common.fmt_num(row.seconds * 1e6)
+        if metric == "bw":
+            return f"{row.counters['bw_util']:.2f}"
+        if metric == "speedup":
+            cpu = find_row(res, f"{row.experiment}/cpu.serial/{row.dataset}/{row.key}={row.value}")
+            return common.fmt_num(cpu.seconds / row.seconds)
+        if metric.startswith("c."):
+            return common.fmt_num(row.counters[metric[2:]])
+        raise ReportError(f"unknown placeholder metric {metric}")
+
+    return PLACEHOLDER.sub(one, text)
+
+
+def anchor(eid: str) -> str:
+    return eid.replace(".", "")
+
+
+def measured_on(results_dir: Path) -> dict[str, list[str]]:
+    """experiment id -> GPU slugs with results for it."""
+    seen: dict[str, set] = {}
+    for f in sorted(results_dir.glob("*/*.json")):
+        res = common.load(f)
+        for r in res.rows:
+            seen.setdefault(r.experiment, set()).add(f.parent.name)
+    return {k: sorted(v) for k, v in seen.items()}
+
+
+def build(root: Path = ROOT) -> str:
+    results = root / "results"
+    experiments = json.loads((results / "experiments.json").read_text())["experiments"]
+    sources = Sources(root)
+    measured = measured_on(results)
+    notes = {p.stem: p for p in (results / "notes").glob("*.md")}
+    out = []
+    _, intro = front_matter((results / "notes" / "_intro.md").read_text())
+    out.append(intro)
+    out.append("## Status\n")
+    out.append("| experiment | what | status | GPUs with results |")
+    out.append("|---|---|---|---|")
+    for e in experiments:
+        eid = e["id"]
+        gpus = ", ".join(measured.get(eid, [])) or "-"
+        if eid in notes:
+            status = f"[reproduced](#{anchor(eid)})"
+        elif eid in measured:
+            status = "measured, no write-up yet"
+        else:
+            status = "not yet"
+        out.append(f"| `{eid}` | {e['what']} | {status} | {gpus} |")
+    out.append("")
+    for e in experiments:
+        eid = e["id"]
+        if eid not in notes:
+            continue
+        meta, prose = front_matter(notes[eid].read_text())
+        source = meta.get("source", [None])[0]
+        out.append(f"## {eid}\n")
+        out.append(f"{e['what']}. Source: {e['paper']}.\n")
+        out.append(f"**Paper** ({e['paper_hardware']}): {e['paper_result']}.\n")
+        if source:
+            res = sources.get(source)
+            out.append(f"**Ours** (`{source}`; {compare.describe(res)}):\n")
+            for spec in meta.get("table", []):
+                kind, _, arg = spec.partition(" ")
+                if kind == "summary":
+                    out.append(summary.table(res, eid, int(arg) if arg else None))
+                elif kind == "sweep":
+                    out.append(summary.sweep_table(res, arg or eid))
+                else:
+                    raise ReportError(f"{notes[eid].name}: unknown table kind {kind}")
+                out.append("")
+        for fig in meta.get("figure", []):
+            if not (root / fig).is_file():
+                raise ReportError(f"{notes[eid].name}: figure {fig} does not exist")
+            out.append(f"![{eid}]({fig})\n")
+        out.append(resolve(prose, sources, source))
+    gpus_note = results / "notes" / "_gpus.md"
+    if gpus_note.is_file():
+        meta, prose = front_matter(gpus_note.read_text())
+        out.append(resolve(prose, sources, None))
+        for spec in meta.get("compare", []):
+            base, other, pattern = spec.split(maxsplit=2)
+            a, b = sources.get(base), sources.get(other)
+            lines, _ = compare.compare(a, b, re.compile(pattern))
+            out.append(f"`{base}` ({compare.describe(a)}) against `{other}` ({compare.describe(b)}), "
+                       f"benchmarks matching `{pattern}`:\n")
+            out.extend(lines)
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail if RESULTS.md differs from what results/ gives")
+    args = ap.parse_args(argv)
+    try:
+        text = build()
+    except ReportError as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 2
+    target = ROOT / "RESULTS.md"
+    if args.check:
+        if not target.is_file() or target.read_text() != text:
+            print("report: RESULTS.md is not what results/ gives: run python3 scripts/report.py", file=sys.stderr)
+            return 1
+        print("report: RESULTS.md is up to date")
+        return 0
+    target.write_text(text)
+    print(f"report: wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""scripts/compare, scripts/report.py and scripts/ncu_summary.py on committed fixtures."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+GPU = FIXTURES / "parle_gpu_nvidia-h200.json"
+COMPARE = ROOT / "scripts" / "compare"
+
+
+def run(*args, check=False):
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, check=check)
+
+
+def variant_of(path: Path, tmp_path: Path, name: str, scale: float = 1.0, gpu: str = "NVIDIA H100 80GB HBM3",
+               sha=None, drop_stddev=False) -> Path:
+    doc = json.loads(path.read_text())
+    doc["context"]["parcomp"]["device"]["name"] = gpu
+    for b in doc["benchmarks"]:
+        if b.get("aggregate_name") == "stddev" and drop_stddev:
+            b["aggregate_name"] = "dropped"
+        elif b.get("aggregate_name") != "stddev" and b.get("aggregate_name") != "cv":
+            b["real_time"] *= scale
+    if sha:
+        for rec in doc["context"]["parcomp"]["datasets"].values():
+            rec["sha256"] = sha
+    out = tmp_path / name
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def test_compare_same_within_noise(tmp_path):
+    other = variant_of(GPU, tmp_path, "other.json", scale=1.0)
+    r = run(COMPARE, GPU, other, "--filter", "parle.encode/gpu.paper", check=True)
+    assert "NVIDIA H200" in r.stdout and "NVIDIA H100 80GB HBM3" in r.stdout
+    rows = [l for l in r.stdout.splitlines() if l.startswith("| parle.encode/gpu.paper")]
+    assert rows and all("| same |" in l for l in rows), rows
+
+
+def test_compare_faster_and_plot(tmp_path):
+    other = variant_of(GPU, tmp_path, "other.json", scale=0.5)
+    png = tmp_path / "cmp.png"
+    r = run(COMPARE, GPU, other, "--plot", png, "--markdown", tmp_path / "cmp.md", check=True)
+    rows = [l for l in r.stdout.splitlines() if l.startswith("| parle.")]
+    assert rows and all("2.00x" in l and "| faster |" in l for l in rows if "/gpu." in l)
+    assert png.stat().st_size > 10_000 and (tmp_path / "cmp.md").read_text().startswith("base:")
+
+
+def test_compare_without_repetitions_cannot_judge(tmp_path):
+    other = variant_of(GPU, tmp_path, "other.json", scale=0.5, drop_stddev=True)
+    r = run(COMPARE, GPU, other, "--filter", "gpu.cub/random", check=True)
+    assert all("| ? |" in l for l in r.stdout.splitlines() if l.startswith("| parle."))
+
+
+def test_compare_refuses_different_data(tmp_path):
+    other = variant_of(GPU, tmp_path, "other.json", sha="0" * 64)
+    r = run(COMPARE, GPU, other)
+    assert r.returncode == 2 and "datasets differ" in r.stderr
+    assert run(COMPARE, GPU, other, "--allow-different-data").returncode == 0
+
+
+def test_compare_nothing_in_common(tmp_path):
+    r = run(COMPARE, GPU, FIXTURES / "mtf_gpu_nvidia-h200.json")
+    assert r.returncode == 1 and "no benchmark in common" in r.stderr
+
+
+def test_report_is_up_to_date():
+    r = run(ROOT / "scripts" / "report.py", "--check")
+    assert r.returncode == 0, r.stderr
+
+
+def test_report_placeholders(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import report
+
+    sources = report.Sources(ROOT)
+    src = "tests/python/fixtures/parle_gpu_nvidia-h200.json"
+    key = "parle.encode/gpu.cub/random/n=16777216"
+    text = report.resolve(f"{{{{gbps:{key}}}}} {{{{speedup:{key}}}}} {{{{bw:{key}}}}} {{{{c.runs:{key}}}}}", sources, src)
+    gbps, speedup, bw, runs = text.split()
+    assert float(gbps) > 0 and float(speedup) > 1 and 0 < float(bw) < 1.5 and runs.replace(",", "").isdigit()
+    with pytest.raises(report.ReportError):
+        report.resolve("{{gbps:parle.encode/gpu.cub/random/n=1}}", sources, src)
+    with pytest.raises(report.ReportError):
+        report.resolve(f"{{{{nope:{key}}}}}", sources, src)
+
+
+def test_ncu_summary(tmp_path):
+    csv = FIXTURES / "ncu_parle_encode_h100.csv"
+    r = run(ROOT / "scripts" / "ncu_summary.py", "--out", tmp_path, f"parle.encode/gpu.paper/random/n=16777216={csv}",
+            check=True)
+    assert "mask_kernel" in r.stdout and "**all kernels**" in r.stdout
+    kernels = json.loads((tmp_path / "profile.json").read_text())["parle.encode/gpu.paper/random/n=16777216"]
+    assert len(kernels) == 5
+    for k in kernels:
+        assert k["seconds"] > 0 and k["dram_read_bytes"] is not None and 0 <= k["achieved_occupancy_pct"] <= 100
