@@ -125,6 +125,20 @@ def device_label(res: Results) -> str:
     return f"{gpu}; CPU: {res.cpu_name} (1 core)"
 
 
+def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str) -> Path:
+    """Titles a figure with the experiment, GPU, CPU, paper note and commit; writes out/<id>.png."""
+    import matplotlib.pyplot as plt
+
+    sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
+    fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
+    fig.tight_layout()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{experiment}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: str,
                         paper_speedup: float | None = None) -> Path:
     """Time vs size per variant (top row, one panel per dataset) and GPU-over-CPU speedup
@@ -178,16 +192,7 @@ def time_vs_size_figure(res: Results, experiment: str, out: Path, paper_note: st
         bottom.set_xlabel("input size (elements)")
         bottom.set_ylabel("speedup over one CPU core")
         bottom.grid(True, which="both", alpha=0.3)
-    parcomp = res.parcomp
-    sha = parcomp.get("build", {}).get("git_sha", "?")[:10]
-    fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)",
-                 fontsize=10)
-    fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{experiment}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, res, experiment, out, paper_note)
 
 
 def plot_module_figure(module, res: Results, out: Path) -> Path:
@@ -262,14 +267,7 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
         ax.legend(fontsize=8)
         if sweep_note:
             ax.set_title(sweep_note, fontsize=9)
-    sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
-    fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
-    fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{experiment}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, res, experiment, out, paper_note)
 
 
 def cli(module_name: str, argv=None) -> int:

@@ -109,13 +109,23 @@ def anchor(eid: str) -> str:
     return eid.replace(".", "")
 
 
-def measured_on(results_dir: Path) -> dict[str, list[str]]:
-    """experiment id -> GPU slugs with results for it."""
+def referenced_files(notes: dict) -> list[str]:
+    """The result files the notes reference (sources and comparisons): the report depends on
+    these alone, so a new run in results/ changes nothing until a note points at it."""
+    files = []
+    for path in notes.values():
+        meta, _ = front_matter(path.read_text())
+        files += meta.get("source", [])
+        files += [spec.split()[i] for spec in meta.get("compare", []) for i in (0, 1)]
+    return sorted(set(files))
+
+
+def measured_on(sources: "Sources", files: list[str]) -> dict[str, list[str]]:
+    """experiment id -> GPU folders (results/<gpu>/) of the referenced files with results for it."""
     seen: dict[str, set] = {}
-    for f in sorted(results_dir.glob("*/*.json")):
-        res = common.load(f)
-        for r in res.rows:
-            seen.setdefault(r.experiment, set()).add(f.parent.name)
+    for f in files:
+        for r in sources.get(f).rows:
+            seen.setdefault(r.experiment, set()).add(Path(f).parent.name)
     return {k: sorted(v) for k, v in seen.items()}
 
 
@@ -123,8 +133,8 @@ def build(root: Path = ROOT) -> str:
     results = root / "results"
     experiments = json.loads((results / "experiments.json").read_text())["experiments"]
     sources = Sources(root)
-    measured = measured_on(results)
     notes = {p.stem: p for p in (results / "notes").glob("*.md")}
+    measured = measured_on(sources, referenced_files(notes))
     out = []
     _, intro = front_matter((results / "notes" / "_intro.md").read_text())
     out.append(intro)
