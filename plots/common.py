@@ -252,9 +252,10 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
         if paper_speedup:
             axes[1].axhline(paper_speedup, color="black", lw=1.0, ls=":", label=f"paper: up to {paper_speedup:g}x")
         axes[1].set_ylabel("speedup over one CPU core")
-        if not any(v.startswith("gpu") for v in variants):
+        if axes[1].get_legend_handles_labels()[0]:
+            axes[1].legend(fontsize=8)
+        else:
             axes[1].text(0.5, 0.5, "no GPU results in this file", ha="center", va="center", transform=axes[1].transAxes)
-        axes[1].legend(fontsize=8)
     if sweep:
         ax = axes[-1]
         key = sweep[0].key
