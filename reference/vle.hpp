@@ -1,0 +1,25 @@
+// Serial variable-length encoder and decoder over a codeword table (Balevic's CPU baseline, and
+// the round-trip oracle). Codewords are written MSB-first into 32-bit words, as the paper's
+// Fig. 2/3: bit p of the stream is bit (31 - p % 32) of word p / 32. Unused tail bits are zero.
+#pragma once
+
+#include "huffman.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace parcomp::reference {
+
+struct VleStream {
+  std::vector<std::uint32_t> words;
+  std::uint64_t bits = 0;
+};
+
+// Throws std::invalid_argument on a symbol without a codeword.
+VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table);
+// Decodes `symbols` symbols of a stream written with a canonical table (canonical_codes()).
+// Throws std::invalid_argument on a stream that ends early or holds an unused code.
+std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, const CodeTable& table);
+
+}  // namespace parcomp::reference
