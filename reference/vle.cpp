@@ -15,12 +15,20 @@ VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table) {
   }
   out.bits = total;
   out.words.assign((total + 31) / 32, 0);
-  std::uint64_t pos = 0;
+  // A 64-bit accumulator: codewords enter at the bottom, full 32-bit words leave from the top.
+  std::uint64_t acc = 0;
+  int pending = 0;
+  std::size_t w = 0;
   for (const std::uint8_t s : in) {
     const Codeword c = table[s];
-    for (int b = c.length - 1; b >= 0; --b, ++pos)  // MSB of the codeword first
-      if ((c.bits >> b) & 1u) out.words[pos / 32] |= 1u << (31 - pos % 32);
+    acc = (acc << c.length) | c.bits;
+    pending += c.length;
+    if (pending >= 32) {
+      pending -= 32;
+      out.words[w++] = static_cast<std::uint32_t>(acc >> pending);
+    }
   }
+  if (pending > 0) out.words[w] = static_cast<std::uint32_t>(acc << (32 - pending));
   return out;
 }
 

@@ -56,5 +56,6 @@ benchmark::internal::Benchmark* configure_cpu(benchmark::internal::Benchmark* b)
 // Registration of each paper's benchmarks (bench/<paper>.cpp).
 void register_parle();
 void register_mtf();
+void register_pavle();
 
 }  // namespace parcomp::bench

@@ -1,0 +1,331 @@
+// PAVLE kernels (gm32, sm32, sm64huff; table and aggregate caching; DPT) and the scan they share.
+#include "../common/cuda_check.hpp"
+#include "../common/nvtx.hpp"
+#include "../common/scratch.hpp"
+#include "vle.hpp"
+
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <string>
+
+namespace parcomp::vle {
+
+namespace {
+
+struct Geometry {
+  std::int64_t n, words, elements;  // symbols, 32-bit input words, elements (dpt words each)
+  int dpt, B;
+  std::int64_t blocks;
+};
+
+Geometry make_geometry(std::size_t n, const Config& c) {
+  Geometry g{};
+  g.n = static_cast<std::int64_t>(n);
+  g.words = (g.n + 3) / 4;
+  g.dpt = static_cast<int>(c.dpt);
+  g.B = static_cast<int>(c.block_threads);
+  g.elements = (g.words + g.dpt - 1) / g.dpt;
+  g.blocks = (g.elements + g.B - 1) / g.B;
+  return g;
+}
+
+struct Scratch {
+  std::uint32_t* lengths;       // bits per element
+  std::uint64_t* offsets;       // exclusive scan of lengths
+  std::uint64_t* aggregates;    // per input word (cache_aggregates)
+  std::uint8_t* aggregate_bits; // per input word (cache_aggregates)
+  void* scan_temp;
+  std::size_t scan_temp_bytes;
+};
+
+struct ToU64 {
+  __host__ __device__ std::uint64_t operator()(std::uint32_t x) const { return x; }
+};
+
+std::size_t scan_temp_bytes(std::size_t elements) {
+  std::size_t bytes = 0;
+  const auto in = thrust::make_transform_iterator(static_cast<const std::uint32_t*>(nullptr), ToU64{});
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, static_cast<std::uint64_t*>(nullptr),
+                                                   static_cast<std::int64_t>(elements)));
+  return bytes;
+}
+
+void run_scan(const std::uint32_t* lengths, std::size_t elements, std::uint64_t* offsets, void* temp,
+              std::size_t temp_bytes, cudaStream_t stream) {
+  const auto in = thrust::make_transform_iterator(lengths, ToU64{});
+  PARCOMP_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, offsets, static_cast<std::int64_t>(elements), stream));
+}
+
+Scratch carve(ScratchCarver& c, const Config& cfg, const Geometry& g) {
+  Scratch s{};
+  const auto e = static_cast<std::size_t>(g.elements), w = static_cast<std::size_t>(g.words);
+  s.lengths = c.take<std::uint32_t>(e);
+  s.offsets = c.take<std::uint64_t>(e);
+  if (cfg.cache_aggregates) {
+    s.aggregates = c.take<std::uint64_t>(w);
+    s.aggregate_bits = c.take<std::uint8_t>(w);
+  }
+  s.scan_temp_bytes = scan_temp_bytes(e);
+  s.scan_temp = c.take_bytes(s.scan_temp_bytes);
+  return s;
+}
+
+// The table lives in global memory, or is copied to shared memory by each block first.
+template <bool Shared>
+__device__ const std::uint32_t* table_for_block(const std::uint32_t* table, std::uint32_t* shared) {
+  if constexpr (Shared) {
+    for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x)) shared[i] = table[i];
+    __syncthreads();
+    return shared;
+  } else {
+    return table;
+  }
+}
+
+// The four codewords of input word w concatenated (fewer at the tail of the input).
+__device__ void aggregate(const std::uint8_t* in, std::int64_t n, std::int64_t w, const std::uint32_t* table,
+                          std::uint64_t& bits, int& length) {
+  bits = 0;
+  length = 0;
+  const std::int64_t first = w * 4;
+  if (first + 4 <= n) {
+    const std::uint32_t v = reinterpret_cast<const std::uint32_t*>(in)[w];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::uint32_t e = table[(v >> (8 * j)) & 0xFFu];
+      const int l = static_cast<int>(e & 0xFFu);
+      bits = (bits << l) | (e >> 8);
+      length += l;
+    }
+  } else {
+    for (std::int64_t i = first; i < n; ++i) {
+      const std::uint32_t e = table[in[i]];
+      const int l = static_cast<int>(e & 0xFFu);
+      bits = (bits << l) | (e >> 8);
+      length += l;
+    }
+  }
+}
+
+// put_bits_atomic: OR `length` bits (<= 64, right-aligned in `bits`) into the stream at bit `pos`,
+// MSB-first, one atomicOr per touched word. `base` is the word index of target[0].
+__device__ void put_bits(std::uint32_t* target, std::int64_t base, std::uint64_t pos, std::uint64_t bits, int length) {
+  while (length > 0) {
+    const std::int64_t word = static_cast<std::int64_t>(pos >> 5);
+    const int start = static_cast<int>(pos & 31u);
+    const int room = 32 - start;
+    const int take = length < room ? length : room;
+    const auto chunk = static_cast<std::uint32_t>((bits >> (length - take)) & ((std::uint64_t{1} << take) - 1));
+    if (chunk != 0) atomicOr(target + (word - base), chunk << (room - take));
+    length -= take;
+    pos += static_cast<std::uint64_t>(take);
+  }
+}
+
+// Phase 1: codeword lengths per element (and the aggregates, if cached).
+template <bool Shared, bool Cache>
+__global__ void lengths_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s) {
+  __shared__ std::uint32_t table_shared[Shared ? 256 : 1];
+  const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
+  const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= g.elements) return;
+  std::uint32_t total = 0;
+  for (int d = 0; d < g.dpt; ++d) {
+    const std::int64_t w = e * g.dpt + d;
+    if (w >= g.words) break;
+    std::uint64_t bits;
+    int length;
+    aggregate(in, g.n, w, table, bits, length);
+    if constexpr (Cache) {
+      s.aggregates[w] = bits;
+      s.aggregate_bits[w] = static_cast<std::uint8_t>(length);
+    }
+    total += static_cast<std::uint32_t>(length);
+  }
+  s.lengths[e] = total;
+}
+
+__global__ void total_bits_kernel(Scratch s, std::int64_t elements, std::uint64_t* bits) {
+  *bits = s.offsets[elements - 1] + s.lengths[elements - 1];
+}
+
+template <bool Shared, bool Cache>
+__device__ void element_aggregate(const std::uint8_t* in, const Geometry& g, const std::uint32_t* table,
+                                  const Scratch& s, std::int64_t w, std::uint64_t& bits, int& length) {
+  if constexpr (Cache) {
+    bits = s.aggregates[w];
+    length = s.aggregate_bits[w];
+  } else {
+    aggregate(in, g.n, w, table, bits, length);
+  }
+}
+
+// Phase 3, gm32: each thread ORs its aggregates straight into global memory.
+template <bool Shared, bool Cache>
+__global__ void output_global_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s,
+                                     std::uint32_t* out) {
+  __shared__ std::uint32_t table_shared[Shared ? 256 : 1];
+  const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
+  const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= g.elements) return;
+  std::uint64_t pos = s.offsets[e];
+  for (int d = 0; d < g.dpt; ++d) {
+    const std::int64_t w = e * g.dpt + d;
+    if (w >= g.words) break;
+    std::uint64_t bits;
+    int length;
+    element_aggregate<Shared, Cache>(in, g, table, s, w, bits, length);
+    put_bits(out, 0, pos, bits, length);
+    pos += static_cast<std::uint64_t>(length);
+  }
+}
+
+// Phase 3, sm32 / sm64huff: the block's output range is assembled in shared memory with shared
+// atomics, then copied out; only the two edge words, shared with neighbouring blocks, need atomics.
+template <bool Shared, bool Cache>
+__global__ void output_shared_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s,
+                                     std::uint32_t* out, int buffer_words) {
+  extern __shared__ std::uint32_t dynamic[];
+  std::uint32_t* table_shared = dynamic;
+  std::uint32_t* buffer = dynamic + (Shared ? 256 : 0);
+  const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
+  const std::int64_t last = min(g.elements, first + static_cast<std::int64_t>(blockDim.x)) - 1;
+  const std::uint64_t begin = s.offsets[first], end = s.offsets[last] + s.lengths[last];
+  const std::int64_t w0 = static_cast<std::int64_t>(begin >> 5);
+  const int words = static_cast<int>(static_cast<std::int64_t>((end + 31) >> 5) - w0);
+  for (int i = static_cast<int>(threadIdx.x); i < buffer_words; i += static_cast<int>(blockDim.x)) buffer[i] = 0;
+  __syncthreads();
+  const std::int64_t e = first + threadIdx.x;
+  if (e <= last) {
+    std::uint64_t pos = s.offsets[e];
+    for (int d = 0; d < g.dpt; ++d) {
+      const std::int64_t w = e * g.dpt + d;
+      if (w >= g.words) break;
+      std::uint64_t bits;
+      int length;
+      element_aggregate<Shared, Cache>(in, g, table, s, w, bits, length);
+      put_bits(buffer, w0, pos, bits, length);
+      pos += static_cast<std::uint64_t>(length);
+    }
+  }
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) {
+    const std::uint32_t v = buffer[i];
+    if (i == 0 || i == words - 1) {
+      if (v != 0) atomicOr(out + w0 + i, v);
+    } else {
+      out[w0 + i] = v;
+    }
+  }
+}
+
+int limit_of(Kernel k) { return k == Kernel::sm64huff ? 16 : 8; }
+
+int shared_buffer_words(const Config& c) {
+  // At most limit * 4 bits per input word, plus the two partial edge words.
+  return static_cast<int>(c.block_threads * c.dpt * static_cast<unsigned>(limit_of(c.kernel)) / 8) + 2;
+}
+
+template <bool Shared, bool Cache>
+void launch_phases(const Config& c, const std::uint8_t* d_in, const Geometry& g, const std::uint32_t* d_table,
+                   std::uint32_t* d_out, std::uint64_t* d_bits, const Scratch& s, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>(g.blocks);
+  lengths_kernel<Shared, Cache><<<blocks, g.B, 0, stream>>>(d_in, g, d_table, s);
+  PARCOMP_CHECK_LAUNCH();
+  run_scan(s.lengths, static_cast<std::size_t>(g.elements), s.offsets, s.scan_temp, s.scan_temp_bytes, stream);
+  total_bits_kernel<<<1, 1, 0, stream>>>(s, g.elements, d_bits);
+  PARCOMP_CHECK_LAUNCH();
+  if (c.kernel == Kernel::gm32) {
+    output_global_kernel<Shared, Cache><<<blocks, g.B, 0, stream>>>(d_in, g, d_table, s, d_out);
+  } else {
+    const int buffer_words = shared_buffer_words(c);
+    const std::size_t shared = (static_cast<std::size_t>(buffer_words) + (Shared ? 256 : 0)) * sizeof(std::uint32_t);
+    auto kernel = output_shared_kernel<Shared, Cache>;
+    PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    kernel<<<blocks, g.B, shared, stream>>>(d_in, g, d_table, s, d_out, buffer_words);
+  }
+  PARCOMP_CHECK_LAUNCH();
+}
+
+void validate(const Config& c) {
+  if (c.dpt == 0 || c.dpt > 64) throw ContractError("vle: dpt must be in 1..64, got " + std::to_string(c.dpt));
+  if (c.block_threads == 0 || c.block_threads > 1024 || c.block_threads % 32 != 0)
+    throw ContractError("vle: block_threads must be a multiple of 32 up to 1024");
+}
+
+}  // namespace
+
+std::string name(const Config& c) {
+  std::string s = c.kernel == Kernel::gm32 ? "gpu.gm32" : c.kernel == Kernel::sm32 ? "gpu.sm32" : "gpu.sm64huff";
+  if (c.table_in_shared) s += ".tc";
+  if (c.cache_aggregates) s += ".ac";
+  if (c.dpt != 1) s += ".dpt" + std::to_string(c.dpt);
+  return s;
+}
+
+PackedTable pack_table(std::span<const std::uint32_t, 256> codes, std::span<const std::uint8_t, 256> lengths) {
+  PackedTable t{};
+  t.max_length = 0;
+  for (int s = 0; s < 256; ++s) {
+    if (lengths[s] > 24) throw ContractError("vle: codewords longer than 24 bits cannot be packed");
+    t.entries[s] = (codes[s] << 8) | lengths[s];
+    t.max_length = std::max<int>(t.max_length, lengths[s]);
+  }
+  return t;
+}
+
+std::size_t output_words(std::size_t n, int max_length) {
+  return (n * static_cast<std::size_t>(max_length) + 31) / 32 + 2;
+}
+
+std::size_t scratch_bytes(const Config& c, std::size_t n) {
+  validate(c);
+  if (n == 0) return 0;
+  ScratchCarver sizing;
+  carve(sizing, c, make_geometry(n, c));
+  return sizing.used();
+}
+
+void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
+            std::uint32_t* d_out, std::size_t out_words, std::uint64_t* d_bits, void* d_scratch, std::size_t scratch_size,
+            cudaStream_t stream) {
+  validate(c);
+  PARCOMP_NVTX_RANGE("vle::encode");
+  if (reinterpret_cast<std::uintptr_t>(d_in) % 4 != 0)
+    throw ContractError("vle::encode: the input must be 4-byte aligned (it is read as 32-bit words)");
+  if (max_length > limit_of(c.kernel))
+    throw ContractError(name(c) + ": codewords of up to " + std::to_string(max_length) + " bits may not fit: " +
+                        (c.kernel == Kernel::sm64huff ? "sm64huff holds four codewords of at most 16 bits"
+                                                      : "gm32/sm32 hold four codewords of at most 8 bits (use sm64huff)"));
+  if (out_words < output_words(n, max_length))
+    throw ContractError("vle::encode: output of " + std::to_string(out_words) + " words, need " +
+                        std::to_string(output_words(n, max_length)));
+  PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
+  if (n == 0) {
+    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_bits, 0, sizeof(std::uint64_t), stream));
+    return;
+  }
+  const Geometry g = make_geometry(n, c);
+  ScratchCarver carver(d_scratch, scratch_size);
+  const Scratch s = carve(carver, c, g);
+  if (c.table_in_shared) {
+    if (c.cache_aggregates) launch_phases<true, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+    else launch_phases<true, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+  } else {
+    if (c.cache_aggregates) launch_phases<false, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+    else launch_phases<false, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+  }
+}
+
+std::size_t scan_scratch_bytes(std::size_t elements) { return scan_temp_bytes(elements); }
+
+void scan_only(const std::uint32_t* d_lengths, std::size_t elements, std::uint64_t* d_offsets, void* d_scratch,
+               std::size_t scratch_size, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("vle::scan");
+  run_scan(d_lengths, elements, d_offsets, d_scratch, scratch_size, stream);
+}
+
+}  // namespace parcomp::vle
