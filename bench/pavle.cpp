@@ -127,8 +127,11 @@ void gpu_scan(benchmark::State& state, double bits, std::size_t n, unsigned word
 
 vle::Config config(vle::Kernel k, unsigned dpt, bool tc, bool ac) { return {k, dpt, tc, ac, 256}; }
 
+// `tail` is "n=<size>" or the swept parameter; a DPT sweep names the variant without its DPT.
 void register_gpu(const char* experiment, const vle::Config& c, double bits, std::size_t n, const std::string& tail) {
-  const std::string name = fmt::format("{}/{}/{}/{}", experiment, vle::name(c), dataset_label(bits), tail);
+  vle::Config base = c;
+  if (tail.rfind("dpt=", 0) == 0) base.dpt = 1;
+  const std::string name = fmt::format("{}/{}/{}/{}", experiment, vle::name(base), dataset_label(bits), tail);
   configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_vle, c, bits, n, name));
 }
 
