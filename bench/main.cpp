@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   register_parle();
   register_mtf();
   register_pavle();
+  register_bwt();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +

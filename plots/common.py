@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 NAME_RE = re.compile(r"^(?P<experiment>[^/]+)/(?P<variant>[^/]+)/(?P<dataset>[^/]+)/(?P<key>[a-z_]+)=(?P<value>\d+)"
-                     r"(?:/(?P<timing>[a-z_]+?))?$")
+                     r"(?:/iterations:\d+)?(?:/repeats:\d+)?(?:/(?P<timing>[a-z_]+?))?$")
 TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 

@@ -57,5 +57,6 @@ benchmark::internal::Benchmark* configure_cpu(benchmark::internal::Benchmark* b)
 void register_parle();
 void register_mtf();
 void register_pavle();
+void register_bwt();
 
 }  // namespace parcomp::bench

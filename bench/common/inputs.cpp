@@ -58,7 +58,10 @@ std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec) {
   in->label = spec.label;
   nlohmann::json record;
   try {
-    if (spec.source == "synthetic:random-numbers") {
+    if (spec.source == "synthetic:random-bytes") {
+      in->bytes = datasets::bytes_with_entropy(std::size_t{16} << 20, 8.0, defaults::kSeed);
+      record = {{"generator", "bytes_with_entropy, 8 bits/symbol (uniform random bytes)"}, {"seed", defaults::kSeed}};
+    } else if (spec.source == "synthetic:random-numbers") {
       in->bytes = random_numbers_text(std::size_t{16} << 20, defaults::kSeed);
       record = {{"generator", "random decimal numbers < 10^6, one per line"}, {"seed", defaults::kSeed}};
     } else {
