@@ -15,6 +15,7 @@ section's result file:
     {{speedup:KEY}}                        over cpu.serial of the same dataset and size
     {{bw:KEY}}                             bw_util
     {{c.COUNTER:KEY}}                      any counter, e.g. {{c.mean_mtf_index:KEY}}
+    {{pct.COUNTER:KEY}}                    a fraction counter as a percentage
     {{ratio:KEY_A|KEY_B}}                  time A / time B
     ...:KEY@results/FILE.json              from another result file
 """
@@ -35,7 +36,7 @@ _loader = importlib.machinery.SourceFileLoader("compare", str(ROOT / "scripts" /
 compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("compare", _loader))
 _loader.exec_module(compare)
 
-PLACEHOLDER = re.compile(r"\{\{([a-z_.]+):([^}]+)\}\}")
+PLACEHOLDER = re.compile(r"\{\{([a-z0-9_.]+):([^}]+)\}\}")
 
 
 class ReportError(Exception):
@@ -100,6 +101,8 @@ def resolve(text: str, sources: Sources, default_source: str | None) -> str:
             return common.fmt_num(cpu.seconds / row.seconds)
         if metric.startswith("c."):
             return common.fmt_num(row.counters[metric[2:]])
+        if metric.startswith("pct."):
+            return f"{row.counters[metric[4:]] * 100:.4g}"
         raise ReportError(f"unknown placeholder metric {metric}")
 
     return PLACEHOLDER.sub(one, text)
