@@ -133,6 +133,19 @@ std::uint64_t kraft_sum_scaled(const std::array<std::uint8_t, 256>& lengths) {
   return sum;
 }
 
+Histogram fibonacci_histogram(int symbols) {
+  if (symbols < 0 || symbols > 90) throw std::invalid_argument("fibonacci_histogram: symbols must be in 0..90");
+  Histogram h{};
+  std::uint64_t a = 1, b = 1;
+  for (int s = 0; s < symbols; ++s) {
+    h[s] = a;
+    const std::uint64_t c = a + b;
+    a = b;
+    b = c;
+  }
+  return h;
+}
+
 std::uint64_t encoded_bits(const Histogram& freq, const std::array<std::uint8_t, 256>& lengths) {
   std::uint64_t bits = 0;
   for (int s = 0; s < 256; ++s) bits += freq[s] * lengths[s];

@@ -36,6 +36,10 @@ CodeTable canonical_codes(const std::array<std::uint8_t, 256>& lengths);
 // Sum over used symbols of 2^-length, as an exact fraction numerator over 2^32.
 std::uint64_t kraft_sum_scaled(const std::array<std::uint8_t, 256>& lengths);
 
+// Frequencies 1, 1, 2, 3, 5, ... on symbols 0..symbols-1: the deepest possible Huffman tree, so
+// that a length limit binds (adversarial input for tests and benchmarks). symbols <= 90.
+Histogram fibonacci_histogram(int symbols);
+
 // Total encoded bits of a histogram under a code.
 std::uint64_t encoded_bits(const Histogram& freq, const std::array<std::uint8_t, 256>& lengths);
 

@@ -69,14 +69,7 @@ TEST(HuffmanReference, DegenerateHistograms) {
   EXPECT_THROW(code_lengths(flat, 7), std::invalid_argument);  // 256 symbols need 8 bits
   EXPECT_THROW(code_lengths(flat, 0), std::invalid_argument);
   // Fibonacci frequencies make an unlimited Huffman tree as deep as possible: the limit binds.
-  Histogram fib{};
-  std::uint64_t a = 1, b = 1;
-  for (int s = 0; s < 40; ++s) {
-    fib[s] = a;
-    const std::uint64_t c = a + b;
-    a = b;
-    b = c;
-  }
+  const auto fib = fibonacci_histogram(40);
   const auto deep = huffman_lengths_unlimited(fib);
   EXPECT_EQ(*std::max_element(deep.begin(), deep.end()), 39);
   const auto limited = code_lengths(fib, 12);

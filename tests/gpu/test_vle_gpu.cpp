@@ -88,14 +88,7 @@ TEST_P(VleGpu, OneSymbolOnly) {
 
 // Every symbol of the input has the table's longest codeword: aggregates of 4 x limit bits.
 TEST_P(VleGpu, EverySymbolWithTheLongestCode) {
-  reference::Histogram h{};
-  std::uint64_t a = 1, b = 1;
-  for (int s = 0; s < 60; ++s) {  // Fibonacci-like: a deep tree, cut at the limit
-    h[s] = a;
-    const std::uint64_t c = a + b;
-    a = b;
-    b = c;
-  }
+  const auto h = reference::fibonacci_histogram(60);
   const auto lengths = reference::code_lengths(h, limit());
   std::vector<std::uint8_t> longest;
   for (int s = 0; s < 256; ++s)
@@ -107,14 +100,7 @@ TEST_P(VleGpu, EverySymbolWithTheLongestCode) {
 }
 
 TEST_P(VleGpu, TooLongCodesAreRefused) {
-  reference::Histogram h{};
-  std::uint64_t a = 1, b = 1;
-  for (int s = 0; s < 60; ++s) {
-    h[s] = a;
-    const std::uint64_t c = a + b;
-    a = b;
-    b = c;
-  }
+  const auto h = reference::fibonacci_histogram(60);
   const auto packed = pack(reference::canonical_codes(reference::code_lengths(h, limit() + 1)));
   DeviceBuffer<std::uint8_t> d_in(64);
   DeviceBuffer<std::uint32_t> d_table(256), d_out(1024);
