@@ -42,11 +42,6 @@ std::shared_ptr<const MtfInput> mtf_input(const ByteInputSpec& spec) {
 }
 
 // Input size of a spec without loading it (benchmark names carry it).
-std::size_t spec_size(const ByteInputSpec& spec) {
-  if (spec.source.rfind("synthetic:", 0) == 0) return std::size_t{16} << 20;
-  return datasets::find_manifest_file(spec.source).size;
-}
-
 bool available(benchmark::State& state, const MtfInput& in) {
   if (in.raw->unavailable.empty()) return true;
   const std::string msg = "skipped: " + in.raw->unavailable;

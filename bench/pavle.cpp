@@ -1,11 +1,13 @@
 // PAVLE (balevic-parallel-variable-length-encoding.txt): pavle.fig4a, fig4b, fig5a, fig5b and
-// pavle.entropy. Inputs are i.i.d. bytes of a requested entropy (datasets/synthetic.hpp); the code
-// is length-limited canonical Huffman of the input's histogram with at most 8 bits per codeword,
-// so that four codewords fit the 32-bit aggregates of gm32 and sm32 (the paper limits the length
-// and does not say to what); every kernel of a figure uses the same table.
+// pavle.entropy; pavle.decode (ours: the GPU decoder) and pavle.real (ours: real datasets). The
+// synthetic inputs are i.i.d. bytes of a requested entropy (datasets/synthetic.hpp). The code is
+// length-limited canonical Huffman of the input's histogram with at most 8 bits per codeword, so
+// that four codewords fit the 32-bit aggregates of gm32 and sm32 (the paper limits the length and
+// does not say to what); every kernel of a figure, gpu.fast included, uses the same table.
 #include "common/defaults.hpp"
 #include "common/gpu_timing.hpp"
 #include "common/harness.hpp"
+#include "common/inputs.hpp"
 #include "common/metadata.hpp"
 #include "datasets/sha256.hpp"
 #include "datasets/synthetic.hpp"
@@ -17,6 +19,8 @@
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 
+#include <optional>
+
 namespace parcomp::bench {
 
 namespace {
@@ -24,50 +28,82 @@ namespace {
 constexpr int kMaxCodeLength = 8;
 
 struct PavleInput {
-  double bits_per_symbol = 0;
-  std::size_t n = 0;
+  std::string key;
   std::vector<std::uint8_t> bytes;
   reference::CodeTable table;
   vle::PackedTable packed;
+  vle::DecodeTable decode_table;
   reference::VleStream encoded;  // the oracle's output
+  std::string unavailable;       // non-empty: a real dataset that is not there
+};
+
+// Where a benchmark's input comes from: bytes of a given entropy, or a real dataset.
+struct InputRef {
+  double bits = 0;
+  std::size_t n = 0;
+  std::optional<ByteInputSpec> real;
 };
 
 std::string dataset_label(double bits) { return fmt::format("entropy{:g}", bits); }
+std::string dataset_label(const InputRef& r) { return r.real ? r.real->label : dataset_label(r.bits); }
 
-std::shared_ptr<const PavleInput> pavle_input(double bits, std::size_t n) {
+std::shared_ptr<const PavleInput> pavle_input(const InputRef& ref) {
   static std::shared_ptr<const PavleInput> cached;
-  if (cached && cached->bits_per_symbol == bits && cached->n == n) return cached;
+  const std::string key =
+      ref.real ? "pavle/" + ref.real->label : fmt::format("pavle/{}/n={}", dataset_label(ref.bits), ref.n);
+  if (cached && cached->key == key) return cached;
   cached.reset();
   auto in = std::make_shared<PavleInput>();
-  in->bits_per_symbol = bits;
-  in->n = n;
-  in->bytes = datasets::bytes_with_entropy(n, bits, defaults::kSeed);
-  in->table = reference::canonical_codes(reference::code_lengths(reference::byte_histogram(in->bytes), kMaxCodeLength));
-  std::array<std::uint32_t, 256> codes{};
-  std::array<std::uint8_t, 256> lengths{};
-  for (int s = 0; s < 256; ++s) {
-    codes[s] = in->table[s].bits;
-    lengths[s] = in->table[s].length;
+  in->key = key;
+  nlohmann::json record;
+  if (ref.real) {
+    const auto raw = byte_input(*ref.real);
+    in->unavailable = raw->unavailable;
+    in->bytes = raw->bytes;
+    record = {{"source", ref.real->source}};
+  } else {
+    in->bytes = datasets::bytes_with_entropy(ref.n, ref.bits, defaults::kSeed);
+    record = {{"generator", "bytes_with_entropy"}, {"bits_per_symbol_requested", ref.bits}, {"seed", defaults::kSeed}};
   }
-  in->packed = vle::pack_table(codes, lengths);
-  in->encoded = reference::vle_encode(in->bytes, in->table);
-  record_dataset(fmt::format("pavle/{}/n={}", dataset_label(bits), n),
-                 {{"generator", "bytes_with_entropy"}, {"bits_per_symbol_requested", bits},
-                  {"bits_per_symbol_measured", datasets::empirical_entropy_bits(in->bytes)},
-                  {"seed", defaults::kSeed}, {"bytes", n}, {"max_code_length", kMaxCodeLength},
-                  {"sha256", datasets::sha256_hex_of(std::span<const std::uint8_t>(in->bytes))}});
+  if (in->unavailable.empty()) {
+    in->table = reference::canonical_codes(reference::code_lengths(reference::byte_histogram(in->bytes), kMaxCodeLength));
+    std::array<std::uint32_t, 256> codes{};
+    std::array<std::uint8_t, 256> lengths{};
+    for (int s = 0; s < 256; ++s) {
+      codes[s] = in->table[s].bits;
+      lengths[s] = in->table[s].length;
+    }
+    in->packed = vle::pack_table(codes, lengths);
+    in->decode_table = vle::make_decode_table(codes, lengths);
+    in->encoded = reference::vle_encode(in->bytes, in->table);
+    record.update({{"bits_per_symbol_measured", datasets::empirical_entropy_bits(in->bytes)},
+                   {"bytes", in->bytes.size()}, {"max_code_length", kMaxCodeLength},
+                   {"sha256", datasets::sha256_hex_of(std::span<const std::uint8_t>(in->bytes))}});
+    record_dataset(key, record);
+  }
   cached = std::move(in);
   return cached;
 }
 
-void set_vle_counters(benchmark::State& state, const PavleInput& in, double gpu_seconds) {
-  set_throughput_counters(state, in.n);
-  set_bandwidth_counter(state, in.n + (in.encoded.bits + 7) / 8, gpu_seconds);
-  state.counters["bits_per_symbol"] = in.n == 0 ? 0.0 : static_cast<double>(in.encoded.bits) / static_cast<double>(in.n);
+// The input, or nullptr after marking the benchmark skipped (a real dataset not fetched).
+std::shared_ptr<const PavleInput> input_or_skip(benchmark::State& state, const InputRef& ref) {
+  auto in = pavle_input(ref);
+  if (in->unavailable.empty()) return in;
+  const std::string msg = "skipped: " + in->unavailable;
+  state.SkipWithError(msg.c_str());
+  return nullptr;
 }
 
-void cpu_vle(benchmark::State& state, double bits, std::size_t n) {
-  const auto in = pavle_input(bits, n);
+void set_vle_counters(benchmark::State& state, const PavleInput& in, double gpu_seconds, std::uint64_t extra_bytes = 0) {
+  const std::size_t n = in.bytes.size();
+  set_throughput_counters(state, n);
+  set_bandwidth_counter(state, n + (in.encoded.bits + 7) / 8 + extra_bytes, gpu_seconds);
+  state.counters["bits_per_symbol"] = n == 0 ? 0.0 : static_cast<double>(in.encoded.bits) / static_cast<double>(n);
+}
+
+void cpu_vle(benchmark::State& state, InputRef ref) {
+  const auto in = input_or_skip(state, ref);
+  if (!in) return;
   for (auto _ : state) {
     auto out = reference::vle_encode(in->bytes, in->table);
     benchmark::DoNotOptimize(out.words.data());
@@ -75,38 +111,104 @@ void cpu_vle(benchmark::State& state, double bits, std::size_t n) {
   set_vle_counters(state, *in, 0.0);
 }
 
-void gpu_vle(benchmark::State& state, vle::Config cfg, double bits, std::size_t n, std::string name) {
+void cpu_vle_decode(benchmark::State& state, InputRef ref) {
+  const auto in = input_or_skip(state, ref);
+  if (!in) return;
+  for (auto _ : state) {
+    auto out = reference::vle_decode(in->encoded, in->bytes.size(), in->table);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_vle_counters(state, *in, 0.0);
+}
+
+// The input and its encoding on the device (checked against the oracle), with the decoder's index.
+struct DeviceStream {
+  DeviceBuffer<std::uint8_t> in;
+  DeviceBuffer<std::uint32_t> table, words;
+  DeviceBuffer<std::uint64_t> bits, index;
+  DeviceBytes scratch;
+  std::size_t n_words = 0;
+};
+
+void upload_and_encode(const PavleInput& in, const vle::Config& cfg, DeviceStream& d, cudaStream_t stream, bool index) {
+  const std::size_t n = in.bytes.size();
+  d.n_words = vle::output_words(n, in.packed.max_length);
+  d.in = DeviceBuffer<std::uint8_t>(n);
+  d.table = DeviceBuffer<std::uint32_t>(256);
+  d.words = DeviceBuffer<std::uint32_t>(d.n_words);
+  d.bits = DeviceBuffer<std::uint64_t>(1);
+  d.index = DeviceBuffer<std::uint64_t>(std::max<std::size_t>(vle::index_entries(n), 1));
+  d.scratch = DeviceBytes(vle::scratch_bytes(cfg, n));
+  d.in.upload(in.bytes);
+  d.table.upload(std::span<const std::uint32_t>(in.packed.entries, 256));
+  d.words.fill_bytes(0xAB);
+  vle::encode(cfg, d.in.data(), n, d.table.data(), in.packed.max_length, d.words.data(), d.n_words, d.bits.data(),
+              d.scratch.data(), d.scratch.size_bytes(), stream, index ? d.index.data() : nullptr);
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// Empty when the device output equals the oracle's, else what differs.
+std::string check_stream(const PavleInput& in, const DeviceStream& d) {
+  if (d.bits.download()[0] != in.encoded.bits) return "bit count differs from the serial encoder";
+  if (d.words.download(in.encoded.words.size()) != in.encoded.words) return "output differs from the serial encoder";
+  return {};
+}
+
+void gpu_vle(benchmark::State& state, vle::Config cfg, InputRef ref, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
-    const auto in = pavle_input(bits, n);
-    const std::size_t words = vle::output_words(n, in->packed.max_length);
-    DeviceBuffer<std::uint8_t> d_in(n);
-    DeviceBuffer<std::uint32_t> d_table(256), d_out(words);
-    DeviceBuffer<std::uint64_t> d_bits(1);
-    DeviceBytes scratch(vle::scratch_bytes(cfg, n));
-    d_in.upload(in->bytes);
-    d_table.upload(std::span<const std::uint32_t>(in->packed.entries, 256));
-    d_out.fill_bytes(0xAB);
+    const auto in = input_or_skip(state, ref);
+    if (!in) return;
     GpuTimingContext timing;
-    auto run = [&](cudaStream_t s) {
-      vle::encode(cfg, d_in.data(), n, d_table.data(), in->packed.max_length, d_out.data(), words, d_bits.data(),
-                  scratch.data(), scratch.size_bytes(), s);
-    };
-    run(timing.stream());
-    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
-    if (d_bits.download()[0] != in->encoded.bits) return fail(state, name, "bit count differs from the serial encoder");
-    const auto got = d_out.download(in->encoded.words.size());
-    if (got != in->encoded.words) return fail(state, name, "output differs from the serial encoder");
-    const double seconds = timing.run(state, name, run);
+    DeviceStream d;
+    upload_and_encode(*in, cfg, d, timing.stream(), false);
+    if (const auto bad = check_stream(*in, d); !bad.empty()) return fail(state, name, bad);
+    const std::size_t n = in->bytes.size();
+    const double seconds = timing.run(state, name, [&](cudaStream_t s) {
+      vle::encode(cfg, d.in.data(), n, d.table.data(), in->packed.max_length, d.words.data(), d.n_words, d.bits.data(),
+                  d.scratch.data(), d.scratch.size_bytes(), s);
+    });
     set_vle_counters(state, *in, seconds);
   });
 }
 
-// The scan alone over `elements` lengths (n/4 for one word per thread, n/(4 dpt) reduced).
-void gpu_scan(benchmark::State& state, double bits, std::size_t n, unsigned words_per_element, std::string name) {
+// The GPU decoder on a stream made by gpu.fast (with its index), checked against the input.
+void gpu_vle_decode(benchmark::State& state, InputRef ref, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
-    const auto in = pavle_input(bits, n);
+    const auto in = input_or_skip(state, ref);
+    if (!in) return;
+    GpuTimingContext timing;
+    DeviceStream d;
+    upload_and_encode(*in, vle::Config{vle::Kernel::fast}, d, timing.stream(), true);
+    if (const auto bad = check_stream(*in, d); !bad.empty()) return fail(state, name, "encoder: " + bad);
+    const std::size_t n = in->bytes.size();
+    DeviceBuffer<vle::DecodeTable> d_table(1);
+    d_table.upload(std::span<const vle::DecodeTable>(&in->decode_table, 1));
+    DeviceBuffer<std::uint8_t> d_out(std::max<std::size_t>(n, 1));
+    DeviceBuffer<std::uint32_t> d_status(vle::kDecodeStatusWords);
+    d_out.fill_bytes(0xCD);
+    auto run = [&](cudaStream_t s) {
+      vle::decode(d.words.data(), d.n_words, d.bits.data(), d.index.data(), n, d_table.data(), d_out.data(),
+                  d_status.data(), s);
+    };
+    run(timing.stream());
+    vle::check_decode_status(d_status.data(), timing.stream());
+    if (d_out.download(n) != in->bytes) return fail(state, name, "decoded bytes differ from the input");
+    const double seconds = timing.run(state, name, run);
+    vle::check_decode_status(d_status.data(), timing.stream());
+    const std::uint64_t index_bytes = vle::index_entries(n) * sizeof(std::uint64_t);
+    set_vle_counters(state, *in, seconds, index_bytes);
+    state.counters["index_overhead"] =
+        in->encoded.bits == 0 ? 0.0 : static_cast<double>(index_bytes * 8) / static_cast<double>(in->encoded.bits);
+  });
+}
+
+// The scan alone over `elements` lengths (n/4 for one word per thread, n/(4 dpt) reduced).
+void gpu_scan(benchmark::State& state, InputRef ref, unsigned words_per_element, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    const std::size_t n = ref.n;
     const std::size_t elements = (n + 4 * words_per_element - 1) / (4 * words_per_element);
     std::vector<std::uint32_t> lengths(elements, 4 * words_per_element * 2);  // ~2 bits a symbol
     DeviceBuffer<std::uint32_t> d_lengths(elements);
@@ -126,13 +228,24 @@ void gpu_scan(benchmark::State& state, double bits, std::size_t n, unsigned word
 }
 
 vle::Config config(vle::Kernel k, unsigned dpt, bool tc, bool ac) { return {k, dpt, tc, ac, 256}; }
+const vle::Config kFast{vle::Kernel::fast};
 
 // `tail` is "n=<size>" or the swept parameter; a DPT sweep names the variant without its DPT.
-void register_gpu(const char* experiment, const vle::Config& c, double bits, std::size_t n, const std::string& tail) {
+void register_gpu(const char* experiment, const vle::Config& c, const InputRef& ref, const std::string& tail) {
   vle::Config base = c;
   if (tail.rfind("dpt=", 0) == 0) base.dpt = 1;
-  const std::string name = fmt::format("{}/{}/{}/{}", experiment, vle::name(base), dataset_label(bits), tail);
-  configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_vle, c, bits, n, name));
+  const std::string name = fmt::format("{}/{}/{}/{}", experiment, vle::name(base), dataset_label(ref), tail);
+  configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_vle, c, ref, name));
+}
+
+void register_cpu(const char* experiment, const InputRef& ref, const std::string& tail, bool decode = false) {
+  const std::string name = fmt::format("{}/cpu.serial/{}/{}", experiment, dataset_label(ref), tail);
+  configure_cpu(benchmark::RegisterBenchmark(name.c_str(), decode ? cpu_vle_decode : cpu_vle, ref));
+}
+
+void register_decode(const InputRef& ref, const std::string& tail) {
+  const std::string name = fmt::format("pavle.decode/gpu.fast/{}/{}", dataset_label(ref), tail);
+  configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_vle_decode, ref, name));
 }
 
 }  // namespace
@@ -144,35 +257,54 @@ void register_pavle() {
   for (int lg = 20; lg <= max_log2; lg += 2) {
     const std::size_t n = std::size_t{1} << lg;
     const std::string size = fmt::format("n={}", n);
+    const InputRef ref{fig_bits, n, std::nullopt};
     // The serial baseline once per size (fig4a); the other figures' speedups refer to it.
-    configure_cpu(benchmark::RegisterBenchmark(
-        fmt::format("pavle.fig4a/cpu.serial/{}/{}", dataset_label(fig_bits), size).c_str(), cpu_vle, fig_bits, n));
-    for (const K k : {K::gm32, K::sm32, K::sm64huff}) register_gpu("pavle.fig4a", config(k, 1, false, false), fig_bits, n, size);
-    for (const K k : {K::gm32, K::sm32, K::sm64huff}) register_gpu("pavle.fig4b", config(k, 1, true, false), fig_bits, n, size);
-    register_gpu("pavle.fig5a", config(K::sm32, 1, false, false), fig_bits, n, size);
-    register_gpu("pavle.fig5a", config(K::sm32, 4, true, false), fig_bits, n, size);
-    register_gpu("pavle.fig5a", config(K::sm32, 4, true, true), fig_bits, n, size);
+    register_cpu("pavle.fig4a", ref, size);
+    for (const K k : {K::gm32, K::sm32, K::sm64huff}) register_gpu("pavle.fig4a", config(k, 1, false, false), ref, size);
+    register_gpu("pavle.fig4a", kFast, ref, size);  // ours, beside the paper's kernels
+    for (const K k : {K::gm32, K::sm32, K::sm64huff}) register_gpu("pavle.fig4b", config(k, 1, true, false), ref, size);
+    register_gpu("pavle.fig5a", config(K::sm32, 1, false, false), ref, size);
+    register_gpu("pavle.fig5a", config(K::sm32, 4, true, false), ref, size);
+    register_gpu("pavle.fig5a", config(K::sm32, 4, true, true), ref, size);
     for (const auto& [experiment, words] : {std::pair{"pavle.fig4a", 1u}, std::pair{"pavle.fig5a", 1u}, std::pair{"pavle.fig5a", 4u}}) {
       const std::string name = fmt::format("{}/{}/{}/{}", experiment, words == 1 ? "gpu.scan" : "gpu.scan.reduced4",
                                            dataset_label(fig_bits), size);
-      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_scan, fig_bits, n, words, name));
+      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_scan, ref, words, name));
     }
+    // The serial decoder is the bit-at-a-time oracle (slow): up to 16 MiB only.
+    if (lg <= 24) register_cpu("pavle.decode", ref, size, true);
+    register_decode(ref, size);
   }
   // Fig. 5b: DPT at one size; the table cached, and aggregates cached too.
   const std::size_t n5 = std::size_t{1} << std::min(max_log2, 28);
   for (const unsigned dpt : {1u, 2u, 4u, 8u}) {
-    register_gpu("pavle.fig5b", config(K::sm32, dpt, true, false), fig_bits, n5, fmt::format("dpt={}", dpt));
-    register_gpu("pavle.fig5b", config(K::sm32, dpt, true, true), fig_bits, n5, fmt::format("dpt={}", dpt));
+    const InputRef ref{fig_bits, n5, std::nullopt};
+    register_gpu("pavle.fig5b", config(K::sm32, dpt, true, false), ref, fmt::format("dpt={}", dpt));
+    register_gpu("pavle.fig5b", config(K::sm32, dpt, true, true), ref, fmt::format("dpt={}", dpt));
   }
   // Throughput against entropy, every variant, at one size.
   const std::size_t ne = std::size_t{1} << std::min(max_log2, 26);
+  const int ne_log2 = std::min(max_log2, 26);
+  const bool ne_in_size_sweep = ne_log2 >= 20 && ne_log2 % 2 == 0;
   for (const double bits : {0.5, 1.0, 2.0, 2.2, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}) {
-    configure_cpu(benchmark::RegisterBenchmark(
-        fmt::format("pavle.entropy/cpu.serial/{}/n={}", dataset_label(bits), ne).c_str(), cpu_vle, bits, ne));
+    const InputRef ref{bits, ne, std::nullopt};
+    const std::string size = fmt::format("n={}", ne);
+    register_cpu("pavle.entropy", ref, size);
     for (const auto& c : {config(K::gm32, 1, false, false), config(K::gm32, 1, true, false), config(K::sm32, 1, false, false),
                           config(K::sm32, 1, true, false), config(K::sm64huff, 1, true, false), config(K::sm32, 4, true, false),
-                          config(K::sm32, 4, true, true)})
-      register_gpu("pavle.entropy", c, bits, ne, fmt::format("n={}", ne));
+                          config(K::sm32, 4, true, true), kFast})
+      register_gpu("pavle.entropy", c, ref, size);
+    if (!(bits == fig_bits && ne_in_size_sweep)) register_decode(ref, size);  // 2.2 is in the size sweep
+  }
+  // Real data (ours): the raw datasets, the best paper kernels, gpu.fast and the decoder.
+  for (const ByteInputSpec& spec : standard_byte_inputs()) {
+    if (spec.bwt || spec.source.rfind("synthetic:", 0) == 0) continue;
+    const InputRef ref{0.0, 0, spec};
+    const std::string size = fmt::format("n={}", spec_size(spec));
+    register_cpu("pavle.real", ref, size);
+    for (const auto& c : {config(K::gm32, 1, true, false), config(K::sm32, 4, true, false), config(K::sm64huff, 1, true, false), kFast})
+      register_gpu("pavle.real", c, ref, size);
+    register_decode(ref, size);
   }
 }
 

@@ -16,6 +16,8 @@ namespace parcomp::bench {
 
 namespace {
 
+constexpr std::size_t kSyntheticBytes = std::size_t{16} << 20;
+
 std::string slug(std::string name) {
   std::replace(name.begin(), name.end(), '/', '-');
   return name;
@@ -50,6 +52,11 @@ std::vector<ByteInputSpec> standard_byte_inputs() {
   return specs;
 }
 
+std::size_t spec_size(const ByteInputSpec& spec) {
+  if (spec.source.rfind("synthetic:", 0) == 0) return kSyntheticBytes;
+  return datasets::find_manifest_file(spec.source).size;
+}
+
 std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec) {
   static std::shared_ptr<const ByteInput> cached;
   if (cached && cached->label == spec.label) return cached;
@@ -59,10 +66,10 @@ std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec) {
   nlohmann::json record;
   try {
     if (spec.source == "synthetic:random-bytes") {
-      in->bytes = datasets::bytes_with_entropy(std::size_t{16} << 20, 8.0, defaults::kSeed);
+      in->bytes = datasets::bytes_with_entropy(kSyntheticBytes, 8.0, defaults::kSeed);
       record = {{"generator", "bytes_with_entropy, 8 bits/symbol (uniform random bytes)"}, {"seed", defaults::kSeed}};
     } else if (spec.source == "synthetic:random-numbers") {
-      in->bytes = random_numbers_text(std::size_t{16} << 20, defaults::kSeed);
+      in->bytes = random_numbers_text(kSyntheticBytes, defaults::kSeed);
       record = {{"generator", "random decimal numbers < 10^6, one per line"}, {"seed", defaults::kSeed}};
     } else {
       fmt::print(stderr, "parcomp-bench: loading {} ...\n", spec.source);

@@ -27,6 +27,9 @@ inline constexpr std::size_t kBwtBlockBytes = std::size_t{1} << 20;
 // The real datasets the byte benchmarks use (manifest names), and the synthetic ones.
 std::vector<ByteInputSpec> standard_byte_inputs();
 
+// The input's size in bytes, known before loading (the manifest's size; 16 MiB for synthetic ones).
+std::size_t spec_size(const ByteInputSpec& spec);
+
 // Loads (or makes) the input; the last one is cached, as benchmarks of one input run together.
 std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec);
 

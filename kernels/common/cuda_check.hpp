@@ -24,6 +24,13 @@ class ContractError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Thrown when input data is corrupt (a stream or container that cannot be decoded); what() names
+// where (block, subsequence) the damage was found.
+class CorruptDataError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 // For destructors: report to stderr, never throw.
 void report_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept;

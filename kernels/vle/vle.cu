@@ -2,7 +2,7 @@
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
 #include "../common/scratch.hpp"
-#include "vle.hpp"
+#include "vle_internal.hpp"
 
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
@@ -222,11 +222,9 @@ __global__ void output_shared_kernel(const std::uint8_t* in, Geometry g, const s
   }
 }
 
-int limit_of(Kernel k) { return k == Kernel::sm64huff ? 16 : 8; }
-
 int shared_buffer_words(const Config& c) {
   // At most limit * 4 bits per input word, plus the two partial edge words.
-  return static_cast<int>(c.block_threads * c.dpt * static_cast<unsigned>(limit_of(c.kernel)) / 8) + 2;
+  return static_cast<int>(c.block_threads * c.dpt * static_cast<unsigned>(max_code_length(c.kernel)) / 8) + 2;
 }
 
 template <bool Shared, bool Cache>
@@ -250,7 +248,15 @@ void launch_phases(const Config& c, const std::uint8_t* d_in, const Geometry& g,
   PARCOMP_CHECK_LAUNCH();
 }
 
+// The index for decode(): the start bit of every kIndexStride-th symbol, from the scan.
+__global__ void gather_index_kernel(const std::uint64_t* offsets, std::int64_t entries, std::int64_t elements_per_entry,
+                                   std::uint64_t* index) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < entries) index[k] = offsets[k * elements_per_entry];
+}
+
 void validate(const Config& c) {
+  if (c.kernel == Kernel::fast) return;  // dpt and the caching options are the paper kernels'
   if (c.dpt == 0 || c.dpt > 64) throw ContractError("vle: dpt must be in 1..64, got " + std::to_string(c.dpt));
   if (c.block_threads == 0 || c.block_threads > 1024 || c.block_threads % 32 != 0)
     throw ContractError("vle: block_threads must be a multiple of 32 up to 1024");
@@ -258,32 +264,10 @@ void validate(const Config& c) {
 
 }  // namespace
 
-std::string name(const Config& c) {
-  std::string s = c.kernel == Kernel::gm32 ? "gpu.gm32" : c.kernel == Kernel::sm32 ? "gpu.sm32" : "gpu.sm64huff";
-  if (c.table_in_shared) s += ".tc";
-  if (c.cache_aggregates) s += ".ac";
-  if (c.dpt != 1) s += ".dpt" + std::to_string(c.dpt);
-  return s;
-}
-
-PackedTable pack_table(std::span<const std::uint32_t, 256> codes, std::span<const std::uint8_t, 256> lengths) {
-  PackedTable t{};
-  t.max_length = 0;
-  for (int s = 0; s < 256; ++s) {
-    if (lengths[s] > 24) throw ContractError("vle: codewords longer than 24 bits cannot be packed");
-    t.entries[s] = (codes[s] << 8) | lengths[s];
-    t.max_length = std::max<int>(t.max_length, lengths[s]);
-  }
-  return t;
-}
-
-std::size_t output_words(std::size_t n, int max_length) {
-  return (n * static_cast<std::size_t>(max_length) + 31) / 32 + 2;
-}
-
 std::size_t scratch_bytes(const Config& c, std::size_t n) {
   validate(c);
   if (n == 0) return 0;
+  if (c.kernel == Kernel::fast) return detail::fast_scratch_bytes(n);
   ScratchCarver sizing;
   carve(sizing, c, make_geometry(n, c));
   return sizing.used();
@@ -291,25 +275,34 @@ std::size_t scratch_bytes(const Config& c, std::size_t n) {
 
 void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
             std::uint32_t* d_out, std::size_t out_words, std::uint64_t* d_bits, void* d_scratch, std::size_t scratch_size,
-            cudaStream_t stream) {
+            cudaStream_t stream, std::uint64_t* d_index) {
   validate(c);
   PARCOMP_NVTX_RANGE("vle::encode");
   if (reinterpret_cast<std::uintptr_t>(d_in) % 4 != 0)
     throw ContractError("vle::encode: the input must be 4-byte aligned (it is read as 32-bit words)");
-  if (max_length > limit_of(c.kernel))
+  if (max_length > max_code_length(c.kernel))
     throw ContractError(name(c) + ": codewords of up to " + std::to_string(max_length) + " bits may not fit: " +
-                        (c.kernel == Kernel::sm64huff ? "sm64huff holds four codewords of at most 16 bits"
-                                                      : "gm32/sm32 hold four codewords of at most 8 bits (use sm64huff)"));
+                        (c.kernel == Kernel::fast       ? "gpu.fast takes codewords of at most 24 bits"
+                         : c.kernel == Kernel::sm64huff ? "sm64huff holds four codewords of at most 16 bits"
+                                                        : "gm32/sm32 hold four codewords of at most 8 bits (use sm64huff)"));
+  if (max_length < 1 && n != 0) throw ContractError("vle::encode: the table has no codeword");
+  if (d_index != nullptr && c.kernel != Kernel::fast && 256 % c.dpt != 0)
+    throw ContractError("vle::encode: an index needs dpt dividing 256, got " + std::to_string(c.dpt));
   if (out_words < output_words(n, max_length))
     throw ContractError("vle::encode: output of " + std::to_string(out_words) + " words, need " +
                         std::to_string(output_words(n, max_length)));
-  PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
   if (n == 0) {
+    if (c.kernel != Kernel::fast) PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
     PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_bits, 0, sizeof(std::uint64_t), stream));
     return;
   }
-  const Geometry g = make_geometry(n, c);
   ScratchCarver carver(d_scratch, scratch_size);
+  if (c.kernel == Kernel::fast) {
+    detail::encode_fast(d_in, n, d_table, max_length, d_out, d_bits, carver, stream, d_index);
+    return;
+  }
+  PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
+  const Geometry g = make_geometry(n, c);
   const Scratch s = carve(carver, c, g);
   if (c.table_in_shared) {
     if (c.cache_aggregates) launch_phases<true, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
@@ -317,6 +310,12 @@ void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std:
   } else {
     if (c.cache_aggregates) launch_phases<false, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
     else launch_phases<false, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+  }
+  if (d_index != nullptr) {
+    const auto entries = static_cast<std::int64_t>(index_entries(n));
+    gather_index_kernel<<<static_cast<unsigned>((entries + 255) / 256), 256, 0, stream>>>(
+        s.offsets, entries, static_cast<std::int64_t>(kIndexStride / (4 * c.dpt)), d_index);
+    PARCOMP_CHECK_LAUNCH();
   }
 }
 

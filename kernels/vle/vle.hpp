@@ -13,6 +13,19 @@
 // between the length and output phases instead of looked up twice.
 // Contract: gm32 and sm32 need codewords of at most 8 bits (4 x 8 = 32), sm64huff at most 16;
 // a longer table is a ContractError, never a garbled stream.
+//
+// Ours, beyond the paper:
+//   fast      one pass, no global atomics: 256 threads x 32 symbols per tile, a block scan of the
+//             threads' bit counts, the tile's bit offset by decoupled look-back over the tiles
+//             (dynamic tile ids, so every predecessor has started), the tile assembled in shared
+//             memory (plain stores for whole words, shared atomicOr only where two threads meet)
+//             and written out with plain stores. The one word a tile shares with its predecessor
+//             is merged by a small fix-up kernel. Codewords up to 24 bits.
+//   decode    the paper has no decoder. The encoder can record the start bit of every
+//             kIndexStride-th symbol (an index, 8 bytes per 1024 symbols, 0.8% of the input); one
+//             thread decodes each 1024-symbol subsequence from its recorded start, with a 10-bit
+//             lookup table for short codes and a canonical per-length search for longer ones, and
+//             checks that it ends exactly where the next subsequence starts.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -24,17 +37,17 @@
 
 namespace parcomp::vle {
 
-enum class Kernel { gm32, sm32, sm64huff };
+enum class Kernel { gm32, sm32, sm64huff, fast };
 
 struct Config {
   Kernel kernel = Kernel::sm32;
-  unsigned dpt = 1;               // 32-bit input words per thread
+  unsigned dpt = 1;               // 32-bit input words per thread (paper kernels)
   bool table_in_shared = false;   // codeword table cached in shared memory (Fig. 4b)
   bool cache_aggregates = false;  // aggregates kept from the length phase (Fig. 5b)
   unsigned block_threads = 256;
 };
 
-std::string name(const Config& c);  // e.g. "gpu.sm32.tc.dpt4"
+std::string name(const Config& c);  // e.g. "gpu.sm32.tc.dpt4", "gpu.fast"
 
 // 256 codewords packed as (code << 8) | length, as the device table expects.
 struct PackedTable {
@@ -47,12 +60,49 @@ PackedTable pack_table(std::span<const std::uint32_t, 256> codes, std::span<cons
 std::size_t output_words(std::size_t n, int max_length);
 std::size_t scratch_bytes(const Config& c, std::size_t n);
 
+// The longest codeword a kernel accepts: 8 (gm32, sm32), 16 (sm64huff), 24 (fast).
+int max_code_length(Kernel k);
+
+// Symbols per recorded start offset, and the index entries for n symbols.
+inline constexpr std::size_t kIndexStride = 1024;
+inline std::size_t index_entries(std::size_t n) { return (n + kIndexStride - 1) / kIndexStride; }
+
 // Encodes d_in[0..n-1] (4-byte aligned) with the device table d_table (256 packed entries; every symbol of the
-// input must have a codeword) into d_out (output_words(n, max_length) words; zeroed here), and
-// writes the total bit count to *d_bits.
+// input must have a codeword) into d_out (output_words(n, max_length) words), and writes the total
+// bit count to *d_bits. The paper kernels zero all of d_out first (they OR into it); gpu.fast
+// writes the stream's words, ceil(bits / 32), and leaves the rest of d_out untouched.
+// d_index (optional, index_entries(n) entries): the start bit of symbol k * kIndexStride, for
+// decode(); the paper kernels gather it from their scan (dpt must then divide 256).
 void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
             std::uint32_t* d_out, std::size_t out_words, std::uint64_t* d_bits, void* d_scratch,
-            std::size_t scratch_bytes, cudaStream_t stream);
+            std::size_t scratch_bytes, cudaStream_t stream, std::uint64_t* d_index = nullptr);
+
+// Decoding tables for canonical prefix codes (ours; see above). Plain data, copied to the device
+// as it is.
+struct DecodeTable {
+  static constexpr int kLutBits = 10;
+  static constexpr int kMaxLength = 24;
+  std::uint16_t lut[1 << kLutBits];           // (symbol << 5) | length for codes of <= kLutBits bits; 0 otherwise
+  std::uint32_t first[kMaxLength + 1];        // first (smallest) code of each length
+  std::uint32_t count[kMaxLength + 1];        // codes of each length
+  std::uint32_t offset[kMaxLength + 1];       // position in `symbols` of the first code of each length
+  std::uint8_t symbols[256];                  // used symbols ordered by code
+  std::int32_t max_length;
+};
+// Checks the code (prefix-free, codes of one length consecutive in symbol order as canonical
+// codes are, lengths <= 24) and builds the tables; anything else is a ContractError.
+DecodeTable make_decode_table(std::span<const std::uint32_t, 256> codes, std::span<const std::uint8_t, 256> lengths);
+
+// Decodes n symbols of the stream d_words[0..words) whose bit count is *d_bits, with the index
+// the encoder wrote, into d_out (n bytes). d_status (kDecodeStatusWords words) receives the
+// outcome; check it with check_decode_status(). A damaged stream or index never reads outside
+// d_words / d_index and never writes outside d_out[0..n).
+inline constexpr std::size_t kDecodeStatusWords = 2;
+void decode(const std::uint32_t* d_words, std::size_t words, const std::uint64_t* d_bits, const std::uint64_t* d_index,
+            std::size_t n, const DecodeTable* d_table, std::uint8_t* d_out, std::uint32_t* d_status,
+            cudaStream_t stream);
+// Waits for `stream` and throws CorruptDataError naming the first bad subsequence, if any.
+void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream);
 
 // The scan alone, as the paper's reference line: exclusive sum of `elements` 32-bit lengths.
 std::size_t scan_scratch_bytes(std::size_t elements);

@@ -1,0 +1,321 @@
+// PAVLE beyond the paper (ours): the one-pass encoder gpu.fast and the GPU decoder. See vle.hpp.
+#include "../common/cuda_check.hpp"
+#include "../common/nvtx.hpp"
+#include "vle_internal.hpp"
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
+
+#include <string>
+
+namespace parcomp::vle {
+
+namespace detail {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kSymbolsPerThread = 32;
+constexpr int kTileSymbols = kThreads * kSymbolsPerThread;
+static_assert(kIndexStride % kSymbolsPerThread == 0, "index entries start at a thread's first symbol");
+
+// Look-back state of a tile: flag in the top two bits, a bit count in the rest.
+using State = unsigned long long;
+constexpr State kAggregate = State{1} << 62, kInclusive = State{2} << 62, kValueMask = (State{1} << 62) - 1;
+
+struct FastScratch {
+  State* tile_state;            // per tile
+  std::uint32_t* heads;         // per tile: its first word, when it shares that word with its predecessor
+  unsigned long long* counter;  // dynamic tile ids
+  std::int64_t tiles;
+};
+
+FastScratch carve_fast(ScratchCarver& c, std::size_t n) {
+  FastScratch s{};
+  s.tiles = static_cast<std::int64_t>((n + kTileSymbols - 1) / kTileSymbols);
+  s.tile_state = c.take<State>(static_cast<std::size_t>(s.tiles) + 1);  // +1: the counter shares the memset
+  s.heads = c.take<std::uint32_t>(static_cast<std::size_t>(s.tiles));
+  s.counter = reinterpret_cast<unsigned long long*>(s.tile_state) + s.tiles;
+  return s;
+}
+
+__device__ __forceinline__ void store_release(State* p, State v) {
+  cuda::atomic_ref<State, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_release);
+}
+__device__ __forceinline__ State load_acquire(State* p) {
+  return cuda::atomic_ref<State, cuda::thread_scope_device>(*p).load(cuda::memory_order_acquire);
+}
+
+// Called by the whole first warp: publishes the tile's aggregate, sums its predecessors' values
+// 32 at a time back to the nearest inclusive prefix, publishes the inclusive prefix and returns
+// the exclusive one.
+__device__ std::uint64_t look_back(State* state, std::int64_t tile, std::uint64_t aggregate) {
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  if (tile == 0) {
+    if (lane == 0) store_release(state, kInclusive | aggregate);
+    return 0;
+  }
+  if (lane == 0) store_release(state + tile, kAggregate | aggregate);
+  std::uint64_t exclusive = 0;
+  std::int64_t base = tile - 1;
+  for (;;) {
+    const std::int64_t j = base - lane;
+    const State s = j >= 0 ? load_acquire(state + j) : kInclusive;
+    const unsigned inclusive = __ballot_sync(~0u, (s & ~kValueMask) == kInclusive);
+    const unsigned waiting = __ballot_sync(~0u, (s & ~kValueMask) == 0);
+    const int stop = inclusive != 0 ? __ffs(inclusive) - 1 : 31;
+    const unsigned needed = stop == 31 ? ~0u : (2u << stop) - 1u;
+    if ((waiting & needed) != 0) {
+      __nanosleep(20);
+      continue;
+    }
+    std::uint64_t v = lane <= stop ? (s & kValueMask) : 0;
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(~0u, v, o);
+    exclusive += v;
+    if (inclusive != 0) break;
+    base -= 32;
+  }
+  if (lane == 0) store_release(state + tile, kInclusive | (exclusive + aggregate));
+  return exclusive;
+}
+
+template <bool Vector>
+__global__ void __launch_bounds__(kThreads)
+    fast_encode_kernel(const std::uint8_t* in, std::int64_t n, const std::uint32_t* table_global, std::uint32_t* out,
+                       FastScratch s, std::uint64_t* index) {
+  using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
+  __shared__ std::uint32_t table[256];
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ std::int64_t s_tile;
+  __shared__ std::uint64_t s_prefix;
+  extern __shared__ std::uint32_t buffer[];
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tid == 0) s_tile = static_cast<std::int64_t>(atomicAdd(s.counter, 1ull));
+  table[tid] = table_global[tid];
+  __syncthreads();
+  const std::int64_t tile = s_tile;
+  const std::int64_t first = tile * kTileSymbols + static_cast<std::int64_t>(tid) * kSymbolsPerThread;
+
+  // This thread's 32 table entries ((code << 8) | length); past the input, length 0.
+  std::uint32_t e[kSymbolsPerThread];
+  if (Vector && first + kSymbolsPerThread <= n) {
+    const uint4* p = reinterpret_cast<const uint4*>(in + first);
+#pragma unroll
+    for (int q = 0; q < kSymbolsPerThread / 16; ++q) {
+      const uint4 v = p[q];
+      const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int k = 0; k < 16; ++k) e[q * 16 + k] = table[(w[k / 4] >> (8 * (k % 4))) & 0xFFu];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < kSymbolsPerThread; ++k) e[k] = first + k < n ? table[in[first + k]] : 0u;
+  }
+  std::uint32_t bits = 0;
+#pragma unroll
+  for (int k = 0; k < kSymbolsPerThread; ++k) bits += e[k] & 0xFFu;
+
+  std::uint32_t offset, tile_bits;
+  BlockScan(scan_storage).ExclusiveSum(bits, offset, tile_bits);
+  if (tid < 32) {
+    const std::uint64_t prefix = look_back(s.tile_state, tile, tile_bits);
+    if (tid == 0) s_prefix = prefix;
+  }
+  __syncthreads();
+  // Zero the tile's buffer (its size follows from the prefix and tile_bits, known to all now).
+  const std::uint64_t prefix = s_prefix;
+  const int lead = static_cast<int>(prefix & 31u);
+  const int words = static_cast<int>((static_cast<std::uint32_t>(lead) + tile_bits + 31u) / 32u);
+  for (int i = tid; i < words; i += kThreads) buffer[i] = 0;
+  __syncthreads();
+  if (index != nullptr && first < n && first % static_cast<std::int64_t>(kIndexStride) == 0)
+    index[first / static_cast<std::int64_t>(kIndexStride)] = prefix + offset;
+
+  // Pack: whole words by plain stores, the words shared with neighbouring threads by atomicOr.
+  const std::uint32_t local = static_cast<std::uint32_t>(lead) + offset;
+  std::uint32_t word = local >> 5;
+  int fill = static_cast<int>(local & 31u);
+  const bool shared_first = fill != 0;
+  bool first_word = true;
+  std::uint64_t acc = 0;
+#pragma unroll
+  for (int k = 0; k < kSymbolsPerThread; ++k) {
+    const int length = static_cast<int>(e[k] & 0xFFu);
+    acc = (acc << length) | (e[k] >> 8);
+    fill += length;
+    if (fill >= 32) {
+      fill -= 32;
+      const auto w = static_cast<std::uint32_t>(acc >> fill);
+      if (first_word && shared_first) atomicOr(buffer + word, w);
+      else buffer[word] = w;
+      first_word = false;
+      ++word;
+    }
+  }
+  if (fill > 0) atomicOr(buffer + word, static_cast<std::uint32_t>(acc << (32 - fill)));
+  __syncthreads();
+
+  // Out with plain stores; a first word shared with the previous tile goes to the fix-up.
+  const std::int64_t w0 = static_cast<std::int64_t>(prefix >> 5);
+  for (int i = tid; i < words; i += kThreads) {
+    if (i == 0 && lead != 0) s.heads[tile] = buffer[0];
+    else out[w0 + i] = buffer[i];
+  }
+}
+
+// Merges each tile's shared first word into its predecessor's last one; writes the bit count.
+__global__ void fast_fixup_kernel(FastScratch s, std::uint32_t* out, std::uint64_t* bits) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= s.tiles) return;
+  if (t == s.tiles - 1) *bits = s.tile_state[t] & kValueMask;
+  if (t == 0) return;
+  const std::uint64_t start = s.tile_state[t - 1] & kValueMask;
+  if ((start & 31u) != 0) out[start >> 5] |= s.heads[t];
+}
+
+}  // namespace
+
+std::size_t fast_scratch_bytes(std::size_t n) {
+  ScratchCarver sizing;
+  carve_fast(sizing, n);
+  return sizing.used();
+}
+
+void encode_fast(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
+                 std::uint32_t* d_out, std::uint64_t* d_bits, ScratchCarver& scratch, cudaStream_t stream,
+                 std::uint64_t* d_index) {
+  const FastScratch s = carve_fast(scratch, n);
+  PARCOMP_CUDA_CHECK(cudaMemsetAsync(s.tile_state, 0, (static_cast<std::size_t>(s.tiles) + 1) * sizeof(State), stream));
+  // The tile's bits after a lead of up to 31 bits, plus one word.
+  const int buffer_words = (31 + kTileSymbols * max_length + 31) / 32 + 1;
+  const std::size_t shared = static_cast<std::size_t>(buffer_words) * sizeof(std::uint32_t);
+  const bool vector = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+  auto kernel = vector ? fast_encode_kernel<true> : fast_encode_kernel<false>;
+  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  kernel<<<static_cast<unsigned>(s.tiles), kThreads, shared, stream>>>(d_in, static_cast<std::int64_t>(n), d_table,
+                                                                       d_out, s, d_index);
+  PARCOMP_CHECK_LAUNCH();
+  fast_fixup_kernel<<<static_cast<unsigned>((s.tiles + 255) / 256), 256, 0, stream>>>(s, d_out, d_bits);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+
+// ---- Decoder --------------------------------------------------------------------------------
+
+namespace {
+
+constexpr int kDecodeThreads = 128;
+static_assert(sizeof(DecodeTable) % 4 == 0, "the table is copied to shared memory in 32-bit words");
+constexpr std::uint32_t kBadCode = 1, kBadLength = 2;
+
+__device__ void report(std::uint32_t* status, std::uint32_t what, std::int64_t subsequence) {
+  atomicOr(status, what);
+  atomicMin(status + 1, static_cast<std::uint32_t>(min(subsequence, std::int64_t{0xFFFFFFFE})));
+}
+
+__global__ void __launch_bounds__(kDecodeThreads)
+    decode_kernel(const std::uint32_t* words, std::int64_t nwords, const std::uint64_t* d_bits,
+                  const std::uint64_t* index, std::int64_t n, const DecodeTable* table_global, std::uint8_t* out,
+                  std::uint32_t* status) {
+  __shared__ DecodeTable t;
+  {
+    const auto* src = reinterpret_cast<const std::uint32_t*>(table_global);
+    auto* dst = reinterpret_cast<std::uint32_t*>(&t);
+    for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(sizeof(DecodeTable) / 4); i += kDecodeThreads)
+      dst[i] = src[i];
+  }
+  __syncthreads();
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * kDecodeThreads + threadIdx.x;
+  const std::int64_t subsequences = (n + static_cast<std::int64_t>(kIndexStride) - 1) / static_cast<std::int64_t>(kIndexStride);
+  if (k >= subsequences) return;
+  const std::uint64_t total = *d_bits;
+  const std::uint64_t begin = index[k], end = k + 1 < subsequences ? index[k + 1] : total;
+  const std::int64_t first = k * static_cast<std::int64_t>(kIndexStride);
+  const int count = static_cast<int>(min(static_cast<std::int64_t>(kIndexStride), n - first));
+  if (begin > end || end > total || static_cast<std::int64_t>((total + 31) / 32) > nwords) {
+    report(status, kBadLength, k);
+    return;
+  }
+  // Bit reader: `buf` holds the next `avail` bits left-aligned; words past the stream read as 0.
+  std::int64_t next = static_cast<std::int64_t>(begin >> 5);
+  const int skip = static_cast<int>(begin & 31u);
+  std::uint64_t buf = (static_cast<std::uint64_t>(next < nwords ? __ldg(words + next) : 0u) << 32) << skip;
+  int avail = 32 - skip;
+  ++next;
+  std::uint64_t used = 0;
+  const int max_length = t.max_length;
+  std::uint32_t pack = 0;
+  std::uint8_t* dst = out + first;
+  for (int i = 0; i < count; ++i) {
+    if (avail <= 32) {
+      const std::uint32_t w = next < nwords ? __ldg(words + next) : 0u;
+      buf |= static_cast<std::uint64_t>(w) << (32 - avail);
+      avail += 32;
+      ++next;
+    }
+    const std::uint32_t entry = t.lut[buf >> (64 - DecodeTable::kLutBits)];
+    std::uint32_t symbol, length;
+    if (entry != 0) {
+      symbol = entry >> 5;
+      length = entry & 31u;
+    } else {
+      length = 0;
+      symbol = 0;
+      for (int l = DecodeTable::kLutBits + 1; l <= max_length; ++l) {
+        const auto code = static_cast<std::uint32_t>(buf >> (64 - l));
+        if (code - t.first[l] < t.count[l]) {
+          symbol = t.symbols[t.offset[l] + code - t.first[l]];
+          length = static_cast<std::uint32_t>(l);
+          break;
+        }
+      }
+      if (length == 0) {
+        report(status, kBadCode, k);
+        return;
+      }
+    }
+    buf <<= length;
+    avail -= static_cast<int>(length);
+    used += length;
+    pack |= symbol << (8 * (i & 3));
+    if ((i & 3) == 3) {
+      reinterpret_cast<std::uint32_t*>(dst)[i >> 2] = pack;
+      pack = 0;
+    }
+  }
+  for (int i = count & ~3; i < count; ++i) dst[i] = static_cast<std::uint8_t>(pack >> (8 * (i & 3)));
+  if (used != end - begin) report(status, kBadLength, k);
+}
+
+}  // namespace
+
+void decode(const std::uint32_t* d_words, std::size_t words, const std::uint64_t* d_bits, const std::uint64_t* d_index,
+            std::size_t n, const DecodeTable* d_table, std::uint8_t* d_out, std::uint32_t* d_status,
+            cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("vle::decode");
+  if (reinterpret_cast<std::uintptr_t>(d_out) % 4 != 0 || reinterpret_cast<std::uintptr_t>(d_table) % 4 != 0)
+    throw ContractError("vle::decode: the output and the table must be 4-byte aligned");
+  const std::uint32_t init[kDecodeStatusWords] = {0u, 0xFFFFFFFFu};
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_status, init, sizeof init, cudaMemcpyHostToDevice, stream));
+  if (n == 0) return;
+  const std::size_t blocks = (index_entries(n) + kDecodeThreads - 1) / kDecodeThreads;
+  decode_kernel<<<static_cast<unsigned>(blocks), kDecodeThreads, 0, stream>>>(
+      d_words, static_cast<std::int64_t>(words), d_bits, d_index, static_cast<std::int64_t>(n), d_table, d_out, d_status);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream) {
+  std::uint32_t s[kDecodeStatusWords] = {};
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s, d_status, sizeof s, cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (s[0] == 0) return;
+  const std::uint64_t k = s[1];
+  throw CorruptDataError("vle::decode: corrupt stream in subsequence " + std::to_string(k) + " (symbols " +
+                         std::to_string(k * kIndexStride) + ".." + std::to_string((k + 1) * kIndexStride - 1) + "): " +
+                         ((s[0] & kBadCode) != 0 ? "no codeword matches" : "") +
+                         ((s[0] & kBadCode) != 0 && (s[0] & kBadLength) != 0 ? "; " : "") +
+                         ((s[0] & kBadLength) != 0 ? "its bits do not end where the next subsequence starts" : ""));
+}
+
+}  // namespace parcomp::vle
