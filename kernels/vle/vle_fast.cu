@@ -79,7 +79,60 @@ __device__ std::uint64_t look_back(State* state, std::int64_t tile, std::uint64_
   return exclusive;
 }
 
-template <bool Vector>
+// Table entry of symbol k (0..31) of a thread's eight input words.
+__device__ __forceinline__ std::uint32_t entry_of(const std::uint32_t (&w)[8], int k, const std::uint32_t* table) {
+  return table[(w[k / 4] >> (8 * (k % 4))) & 0xFFu];
+}
+
+template <bool Full>
+__device__ __forceinline__ std::uint32_t thread_bits(const std::uint32_t (&w)[8], int valid, const std::uint32_t* table) {
+  std::uint32_t bits = 0;
+#pragma unroll
+  for (int k = 0; k < kSymbolsPerThread; ++k)
+    if (Full || k < valid) bits += entry_of(w, k, table) & 0xFFu;
+  return bits;
+}
+
+// Writes the thread's codewords at bit `local` of the tile buffer. Group codewords are first
+// concatenated into one aggregate of at most 32 bits (Group * max length <= 32), which then
+// enters a 64-bit accumulator: one word leaves per aggregate at most. Whole words are stored,
+// words shared with neighbouring threads OR-ed in.
+template <int Group, bool Full>
+__device__ __forceinline__ void pack_thread(const std::uint32_t (&w)[8], int valid, const std::uint32_t* table,
+                                            std::uint32_t* buffer, std::uint32_t local) {
+  std::uint32_t word = local >> 5;
+  int fill = static_cast<int>(local & 31u);
+  bool or_next = fill != 0;  // the first word may hold the previous thread's bits
+  std::uint64_t acc = 0;
+#pragma unroll
+  for (int g = 0; g < kSymbolsPerThread / Group; ++g) {
+    std::uint32_t aggregate = 0;
+    int length = 0;
+#pragma unroll
+    for (int j = 0; j < Group; ++j) {
+      const int k = g * Group + j;
+      if (Full || k < valid) {
+        const std::uint32_t e = entry_of(w, k, table);
+        const int l = static_cast<int>(e & 0xFFu);
+        aggregate = (aggregate << l) | (e >> 8);
+        length += l;
+      }
+    }
+    acc = (acc << length) | aggregate;
+    fill += length;
+    if (fill >= 32) {
+      fill -= 32;
+      const auto out = static_cast<std::uint32_t>(acc >> fill);
+      if (or_next) atomicOr(buffer + word, out);
+      else buffer[word] = out;
+      or_next = false;
+      ++word;
+    }
+  }
+  if (fill > 0) atomicOr(buffer + word, static_cast<std::uint32_t>(acc << (32 - fill)));
+}
+
+template <bool Vector, int Group>
 __global__ void __launch_bounds__(kThreads)
     fast_encode_kernel(const std::uint8_t* in, std::int64_t n, const std::uint32_t* table_global, std::uint32_t* out,
                        FastScratch s, std::uint64_t* index) {
@@ -95,67 +148,42 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   const std::int64_t tile = s_tile;
   const std::int64_t first = tile * kTileSymbols + static_cast<std::int64_t>(tid) * kSymbolsPerThread;
+  const int valid = static_cast<int>(max(std::int64_t{0}, min(std::int64_t{kSymbolsPerThread}, n - first)));
+  const bool full = valid == kSymbolsPerThread;
 
-  // This thread's 32 table entries ((code << 8) | length); past the input, length 0.
-  std::uint32_t e[kSymbolsPerThread];
-  if (Vector && first + kSymbolsPerThread <= n) {
+  // The thread's 32 input bytes as eight words (kept; the table is read again when packing).
+  std::uint32_t w[8] = {};
+  if (Vector && full) {
     const uint4* p = reinterpret_cast<const uint4*>(in + first);
-#pragma unroll
-    for (int q = 0; q < kSymbolsPerThread / 16; ++q) {
-      const uint4 v = p[q];
-      const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int k = 0; k < 16; ++k) e[q * 16 + k] = table[(w[k / 4] >> (8 * (k % 4))) & 0xFFu];
-    }
+    const uint4 a = p[0], b = p[1];
+    w[0] = a.x; w[1] = a.y; w[2] = a.z; w[3] = a.w;
+    w[4] = b.x; w[5] = b.y; w[6] = b.z; w[7] = b.w;
   } else {
-#pragma unroll
-    for (int k = 0; k < kSymbolsPerThread; ++k) e[k] = first + k < n ? table[in[first + k]] : 0u;
+    for (int k = 0; k < valid; ++k) w[k / 4] |= static_cast<std::uint32_t>(in[first + k]) << (8 * (k % 4));
   }
-  std::uint32_t bits = 0;
-#pragma unroll
-  for (int k = 0; k < kSymbolsPerThread; ++k) bits += e[k] & 0xFFu;
+  const std::uint32_t bits = full ? thread_bits<true>(w, valid, table) : thread_bits<false>(w, valid, table);
 
   std::uint32_t offset, tile_bits;
   BlockScan(scan_storage).ExclusiveSum(bits, offset, tile_bits);
+  // Zero the buffer (up to 31 lead bits, then the tile's bits) while warp 0 looks back.
+  const int zero_words = static_cast<int>((tile_bits + 62u) / 32u);
+  for (int i = tid; i < zero_words; i += kThreads) buffer[i] = 0;
   if (tid < 32) {
     const std::uint64_t prefix = look_back(s.tile_state, tile, tile_bits);
     if (tid == 0) s_prefix = prefix;
   }
   __syncthreads();
-  // Zero the tile's buffer (its size follows from the prefix and tile_bits, known to all now).
   const std::uint64_t prefix = s_prefix;
   const int lead = static_cast<int>(prefix & 31u);
-  const int words = static_cast<int>((static_cast<std::uint32_t>(lead) + tile_bits + 31u) / 32u);
-  for (int i = tid; i < words; i += kThreads) buffer[i] = 0;
-  __syncthreads();
-  if (index != nullptr && first < n && first % static_cast<std::int64_t>(kIndexStride) == 0)
+  if (index != nullptr && valid > 0 && first % static_cast<std::int64_t>(kIndexStride) == 0)
     index[first / static_cast<std::int64_t>(kIndexStride)] = prefix + offset;
-
-  // Pack: whole words by plain stores, the words shared with neighbouring threads by atomicOr.
   const std::uint32_t local = static_cast<std::uint32_t>(lead) + offset;
-  std::uint32_t word = local >> 5;
-  int fill = static_cast<int>(local & 31u);
-  const bool shared_first = fill != 0;
-  bool first_word = true;
-  std::uint64_t acc = 0;
-#pragma unroll
-  for (int k = 0; k < kSymbolsPerThread; ++k) {
-    const int length = static_cast<int>(e[k] & 0xFFu);
-    acc = (acc << length) | (e[k] >> 8);
-    fill += length;
-    if (fill >= 32) {
-      fill -= 32;
-      const auto w = static_cast<std::uint32_t>(acc >> fill);
-      if (first_word && shared_first) atomicOr(buffer + word, w);
-      else buffer[word] = w;
-      first_word = false;
-      ++word;
-    }
-  }
-  if (fill > 0) atomicOr(buffer + word, static_cast<std::uint32_t>(acc << (32 - fill)));
+  if (full) pack_thread<Group, true>(w, valid, table, buffer, local);
+  else if (valid > 0) pack_thread<Group, false>(w, valid, table, buffer, local);
   __syncthreads();
 
   // Out with plain stores; a first word shared with the previous tile goes to the fix-up.
+  const int words = static_cast<int>((static_cast<std::uint32_t>(lead) + tile_bits + 31u) / 32u);
   const std::int64_t w0 = static_cast<std::int64_t>(prefix >> 5);
   for (int i = tid; i < words; i += kThreads) {
     if (i == 0 && lead != 0) s.heads[tile] = buffer[0];
@@ -189,8 +217,11 @@ void encode_fast(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d
   // The tile's bits after a lead of up to 31 bits, plus one word.
   const int buffer_words = (31 + kTileSymbols * max_length + 31) / 32 + 1;
   const std::size_t shared = static_cast<std::size_t>(buffer_words) * sizeof(std::uint32_t);
+  // Codewords per aggregate: as many as surely fit 32 bits.
   const bool vector = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-  auto kernel = vector ? fast_encode_kernel<true> : fast_encode_kernel<false>;
+  auto kernel = max_length <= 8    ? (vector ? fast_encode_kernel<true, 4> : fast_encode_kernel<false, 4>)
+                : max_length <= 16 ? (vector ? fast_encode_kernel<true, 2> : fast_encode_kernel<false, 2>)
+                                   : (vector ? fast_encode_kernel<true, 1> : fast_encode_kernel<false, 1>);
   PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   kernel<<<static_cast<unsigned>(s.tiles), kThreads, shared, stream>>>(d_in, static_cast<std::int64_t>(n), d_table,
                                                                        d_out, s, d_index);
@@ -245,7 +276,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   ++next;
   std::uint64_t used = 0;
   const int max_length = t.max_length;
-  std::uint32_t pack = 0;
+  std::uint32_t pack = 0, p0 = 0, p1 = 0, p2 = 0;  // 16 bytes leave together
   std::uint8_t* dst = out + first;
   for (int i = 0; i < count; ++i) {
     if (avail <= 32) {
@@ -280,10 +311,17 @@ __global__ void __launch_bounds__(kDecodeThreads)
     used += length;
     pack |= symbol << (8 * (i & 3));
     if ((i & 3) == 3) {
-      reinterpret_cast<std::uint32_t*>(dst)[i >> 2] = pack;
+      if ((i & 15) == 15) reinterpret_cast<uint4*>(dst)[i >> 4] = make_uint4(p0, p1, p2, pack);
+      p0 = p1;
+      p1 = p2;
+      p2 = pack;
       pack = 0;
     }
   }
+  // The tail: the words not yet stored (after the last multiple of 16), then the bytes.
+  const int whole = count & ~15, words_left = (count & 15) / 4;
+  const std::uint32_t left[3] = {words_left == 3 ? p0 : words_left == 2 ? p1 : p2, words_left == 3 ? p1 : p2, p2};
+  for (int q = 0; q < words_left; ++q) reinterpret_cast<std::uint32_t*>(dst + whole)[q] = left[q];
   for (int i = count & ~3; i < count; ++i) dst[i] = static_cast<std::uint8_t>(pack >> (8 * (i & 3)));
   if (used != end - begin) report(status, kBadLength, k);
 }
