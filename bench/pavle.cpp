@@ -239,6 +239,7 @@ const vle::Config kFast{vle::Kernel::fast};
 void register_gpu(const char* experiment, const vle::Config& c, const InputRef& ref, const std::string& tail) {
   vle::Config base = c;
   if (tail.rfind("dpt=", 0) == 0) base.dpt = 1;
+  if (tail.rfind("spt=", 0) == 0) base.fast_symbols_per_thread = 0;
   const std::string name = fmt::format("{}/{}/{}/{}", experiment, vle::name(base), dataset_label(ref), tail);
   configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_vle, c, ref, name));
 }
@@ -286,6 +287,12 @@ void register_pavle() {
     const InputRef ref{fig_bits, n5, std::nullopt};
     register_gpu("pavle.fig5b", config(K::sm32, dpt, true, false), ref, fmt::format("dpt={}", dpt));
     register_gpu("pavle.fig5b", config(K::sm32, dpt, true, true), ref, fmt::format("dpt={}", dpt));
+  }
+  // gpu.fast's symbols per thread (ours), at the Fig. 5b size.
+  for (const unsigned spt : {32u, 64u}) {
+    vle::Config c = kFast;
+    c.fast_symbols_per_thread = spt;
+    register_gpu("pavle.fast_tuning", c, InputRef{fig_bits, n5, std::nullopt}, fmt::format("spt={}", spt));
   }
   // Throughput against entropy, every variant, at one size.
   const std::size_t ne = std::size_t{1} << std::min(max_log2, 26);

@@ -298,7 +298,7 @@ void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std:
   }
   ScratchCarver carver(d_scratch, scratch_size);
   if (c.kernel == Kernel::fast) {
-    detail::encode_fast(d_in, n, d_table, max_length, d_out, d_bits, carver, stream, d_index);
+    detail::encode_fast(d_in, n, d_table, max_length, d_out, d_bits, carver, stream, d_index, c.fast_symbols_per_thread);
     return;
   }
   PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));

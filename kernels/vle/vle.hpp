@@ -15,7 +15,7 @@
 // a longer table is a ContractError, never a garbled stream.
 //
 // Ours, beyond the paper:
-//   fast      one pass, no global atomics: 256 threads x 32 symbols per tile, a block scan of the
+//   fast      one pass, no global atomics: 256 threads x 64 symbols per tile (32 for codes over 8 bits), a block scan of the
 //             threads' bit counts, the tile's bit offset by decoupled look-back over the tiles
 //             (dynamic tile ids, so every predecessor has started), the tile assembled in shared
 //             memory (plain stores for whole words, shared atomicOr only where two threads meet)
@@ -45,6 +45,7 @@ struct Config {
   bool table_in_shared = false;   // codeword table cached in shared memory (Fig. 4b)
   bool cache_aggregates = false;  // aggregates kept from the length phase (Fig. 5b)
   unsigned block_threads = 256;
+  unsigned fast_symbols_per_thread = 0;  // gpu.fast: 0 = default (64 for codes <= 8 bits, else 32), or 32 / 64
 };
 
 std::string name(const Config& c);  // e.g. "gpu.sm32.tc.dpt4", "gpu.fast"

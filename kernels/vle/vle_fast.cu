@@ -15,9 +15,8 @@ namespace detail {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kSymbolsPerThread = 32;
-constexpr int kTileSymbols = kThreads * kSymbolsPerThread;
-static_assert(kIndexStride % kSymbolsPerThread == 0, "index entries start at a thread's first symbol");
+constexpr int kMinSymbolsPerThread = 32;  // the smallest tile sizes the scratch
+static_assert(kIndexStride % 64 == 0, "index entries start at a thread's first symbol");
 
 // Look-back state of a tile: flag in the top two bits, a bit count in the rest.
 using State = unsigned long long;
@@ -32,7 +31,8 @@ struct FastScratch {
 
 FastScratch carve_fast(ScratchCarver& c, std::size_t n) {
   FastScratch s{};
-  s.tiles = static_cast<std::int64_t>((n + kTileSymbols - 1) / kTileSymbols);
+  const std::size_t tile = kThreads * kMinSymbolsPerThread;
+  s.tiles = static_cast<std::int64_t>((n + tile - 1) / tile);
   s.tile_state = c.take<State>(static_cast<std::size_t>(s.tiles) + 1);  // +1: the counter shares the memset
   s.heads = c.take<std::uint32_t>(static_cast<std::size_t>(s.tiles));
   s.counter = reinterpret_cast<unsigned long long*>(s.tile_state) + s.tiles;
@@ -79,47 +79,46 @@ __device__ std::uint64_t look_back(State* state, std::int64_t tile, std::uint64_
   return exclusive;
 }
 
-// Table entry of symbol k (0..31) of a thread's eight input words.
-__device__ __forceinline__ std::uint32_t entry_of(const std::uint32_t (&w)[8], int k, const std::uint32_t* table) {
-  return table[(w[k / 4] >> (8 * (k % 4))) & 0xFFu];
-}
-
-template <bool Full>
-__device__ __forceinline__ std::uint32_t thread_bits(const std::uint32_t (&w)[8], int valid, const std::uint32_t* table) {
+// Pass 1: the thread's Spt codewords, Group at a time concatenated into aggregates of at most 32
+// bits (Group * max length <= 32), kept in registers with their lengths; past the input, length 0.
+template <int Spt, int Group, bool Full>
+__device__ __forceinline__ std::uint32_t make_aggregates(const std::uint32_t (&w)[Spt / 4], int valid,
+                                                         const std::uint32_t* table, std::uint32_t (&agg)[Spt / Group],
+                                                         std::uint32_t (&len)[Spt / Group]) {
   std::uint32_t bits = 0;
 #pragma unroll
-  for (int k = 0; k < kSymbolsPerThread; ++k)
-    if (Full || k < valid) bits += entry_of(w, k, table) & 0xFFu;
+  for (int g = 0; g < Spt / Group; ++g) {
+    std::uint32_t a = 0, l = 0;
+#pragma unroll
+    for (int j = 0; j < Group; ++j) {
+      const int k = g * Group + j;
+      if (Full || k < valid) {
+        const std::uint32_t e = table[(w[k / 4] >> (8 * (k % 4))) & 0xFFu];
+        a = (a << (e & 0xFFu)) | (e >> 8);
+        l += e & 0xFFu;
+      }
+    }
+    agg[g] = a;
+    len[g] = l;
+    bits += l;
+  }
   return bits;
 }
 
-// Writes the thread's codewords at bit `local` of the tile buffer. Group codewords are first
-// concatenated into one aggregate of at most 32 bits (Group * max length <= 32), which then
-// enters a 64-bit accumulator: one word leaves per aggregate at most. Whole words are stored,
-// words shared with neighbouring threads OR-ed in.
-template <int Group, bool Full>
-__device__ __forceinline__ void pack_thread(const std::uint32_t (&w)[8], int valid, const std::uint32_t* table,
-                                            std::uint32_t* buffer, std::uint32_t local) {
+// Pass 2: the aggregates through a 64-bit accumulator into the tile buffer at bit `local`, one
+// word out per aggregate at most. Whole words are stored, words shared with neighbouring threads
+// OR-ed in.
+template <int G>
+__device__ __forceinline__ void pack_aggregates(const std::uint32_t (&agg)[G], const std::uint32_t (&len)[G],
+                                                std::uint32_t* buffer, std::uint32_t local) {
   std::uint32_t word = local >> 5;
   int fill = static_cast<int>(local & 31u);
   bool or_next = fill != 0;  // the first word may hold the previous thread's bits
   std::uint64_t acc = 0;
 #pragma unroll
-  for (int g = 0; g < kSymbolsPerThread / Group; ++g) {
-    std::uint32_t aggregate = 0;
-    int length = 0;
-#pragma unroll
-    for (int j = 0; j < Group; ++j) {
-      const int k = g * Group + j;
-      if (Full || k < valid) {
-        const std::uint32_t e = entry_of(w, k, table);
-        const int l = static_cast<int>(e & 0xFFu);
-        aggregate = (aggregate << l) | (e >> 8);
-        length += l;
-      }
-    }
-    acc = (acc << length) | aggregate;
-    fill += length;
+  for (int g = 0; g < G; ++g) {
+    acc = (acc << len[g]) | agg[g];
+    fill += static_cast<int>(len[g]);
     if (fill >= 32) {
       fill -= 32;
       const auto out = static_cast<std::uint32_t>(acc >> fill);
@@ -132,11 +131,12 @@ __device__ __forceinline__ void pack_thread(const std::uint32_t (&w)[8], int val
   if (fill > 0) atomicOr(buffer + word, static_cast<std::uint32_t>(acc << (32 - fill)));
 }
 
-template <bool Vector, int Group>
+template <bool Vector, int Group, int Spt>
 __global__ void __launch_bounds__(kThreads)
     fast_encode_kernel(const std::uint8_t* in, std::int64_t n, const std::uint32_t* table_global, std::uint32_t* out,
                        FastScratch s, std::uint64_t* index) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
+  constexpr std::int64_t kTile = std::int64_t{kThreads} * Spt;
   __shared__ std::uint32_t table[256];
   __shared__ typename BlockScan::TempStorage scan_storage;
   __shared__ std::int64_t s_tile;
@@ -147,21 +147,28 @@ __global__ void __launch_bounds__(kThreads)
   table[tid] = table_global[tid];
   __syncthreads();
   const std::int64_t tile = s_tile;
-  const std::int64_t first = tile * kTileSymbols + static_cast<std::int64_t>(tid) * kSymbolsPerThread;
-  const int valid = static_cast<int>(max(std::int64_t{0}, min(std::int64_t{kSymbolsPerThread}, n - first)));
-  const bool full = valid == kSymbolsPerThread;
+  const std::int64_t first = tile * kTile + static_cast<std::int64_t>(tid) * Spt;
+  const std::int64_t left = n - first;
+  const int valid = left <= 0 ? 0 : left >= Spt ? Spt : static_cast<int>(left);
+  const bool full = valid == Spt;
 
-  // The thread's 32 input bytes as eight words (kept; the table is read again when packing).
-  std::uint32_t w[8] = {};
+  std::uint32_t w[Spt / 4] = {};
   if (Vector && full) {
     const uint4* p = reinterpret_cast<const uint4*>(in + first);
-    const uint4 a = p[0], b = p[1];
-    w[0] = a.x; w[1] = a.y; w[2] = a.z; w[3] = a.w;
-    w[4] = b.x; w[5] = b.y; w[6] = b.z; w[7] = b.w;
+#pragma unroll
+    for (int q = 0; q < Spt / 16; ++q) {
+      const uint4 v = p[q];
+      w[4 * q] = v.x;
+      w[4 * q + 1] = v.y;
+      w[4 * q + 2] = v.z;
+      w[4 * q + 3] = v.w;
+    }
   } else {
     for (int k = 0; k < valid; ++k) w[k / 4] |= static_cast<std::uint32_t>(in[first + k]) << (8 * (k % 4));
   }
-  const std::uint32_t bits = full ? thread_bits<true>(w, valid, table) : thread_bits<false>(w, valid, table);
+  std::uint32_t agg[Spt / Group], len[Spt / Group];
+  const std::uint32_t bits = full ? make_aggregates<Spt, Group, true>(w, valid, table, agg, len)
+                                  : make_aggregates<Spt, Group, false>(w, valid, table, agg, len);
 
   std::uint32_t offset, tile_bits;
   BlockScan(scan_storage).ExclusiveSum(bits, offset, tile_bits);
@@ -177,9 +184,7 @@ __global__ void __launch_bounds__(kThreads)
   const int lead = static_cast<int>(prefix & 31u);
   if (index != nullptr && valid > 0 && first % static_cast<std::int64_t>(kIndexStride) == 0)
     index[first / static_cast<std::int64_t>(kIndexStride)] = prefix + offset;
-  const std::uint32_t local = static_cast<std::uint32_t>(lead) + offset;
-  if (full) pack_thread<Group, true>(w, valid, table, buffer, local);
-  else if (valid > 0) pack_thread<Group, false>(w, valid, table, buffer, local);
+  if (valid > 0) pack_aggregates<Spt / Group>(agg, len, buffer, static_cast<std::uint32_t>(lead) + offset);
   __syncthreads();
 
   // Out with plain stores; a first word shared with the previous tile goes to the fix-up.
@@ -211,17 +216,31 @@ std::size_t fast_scratch_bytes(std::size_t n) {
 
 void encode_fast(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
                  std::uint32_t* d_out, std::uint64_t* d_bits, ScratchCarver& scratch, cudaStream_t stream,
-                 std::uint64_t* d_index) {
-  const FastScratch s = carve_fast(scratch, n);
+                 std::uint64_t* d_index, unsigned symbols_per_thread) {
+  FastScratch s = carve_fast(scratch, n);
   PARCOMP_CUDA_CHECK(cudaMemsetAsync(s.tile_state, 0, (static_cast<std::size_t>(s.tiles) + 1) * sizeof(State), stream));
-  // The tile's bits after a lead of up to 31 bits, plus one word.
-  const int buffer_words = (31 + kTileSymbols * max_length + 31) / 32 + 1;
-  const std::size_t shared = static_cast<std::size_t>(buffer_words) * sizeof(std::uint32_t);
-  // Codewords per aggregate: as many as surely fit 32 bits.
+  // Codewords per aggregate: as many as surely fit 32 bits; symbols per thread: 64 with four
+  // codewords per aggregate (16 aggregates in registers), else 32.
   const bool vector = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-  auto kernel = max_length <= 8    ? (vector ? fast_encode_kernel<true, 4> : fast_encode_kernel<false, 4>)
-                : max_length <= 16 ? (vector ? fast_encode_kernel<true, 2> : fast_encode_kernel<false, 2>)
-                                   : (vector ? fast_encode_kernel<true, 1> : fast_encode_kernel<false, 1>);
+  const int group = max_length <= 8 ? 4 : max_length <= 16 ? 2 : 1;
+  const int spt = symbols_per_thread != 0 ? symbols_per_thread : group == 4 ? 64 : 32;
+  using Kernel = void (*)(const std::uint8_t*, std::int64_t, const std::uint32_t*, std::uint32_t*, FastScratch, std::uint64_t*);
+  Kernel kernel = nullptr;
+  if (spt == 32) {
+    kernel = group == 4   ? (vector ? fast_encode_kernel<true, 4, 32> : fast_encode_kernel<false, 4, 32>)
+             : group == 2 ? (vector ? fast_encode_kernel<true, 2, 32> : fast_encode_kernel<false, 2, 32>)
+                          : (vector ? fast_encode_kernel<true, 1, 32> : fast_encode_kernel<false, 1, 32>);
+  } else if (spt == 64 && group == 4) {
+    kernel = vector ? fast_encode_kernel<true, 4, 64> : fast_encode_kernel<false, 4, 64>;
+  } else {
+    throw ContractError("vle gpu.fast: " + std::to_string(spt) + " symbols per thread with " +
+                        std::to_string(group) + " codewords per aggregate is not built (32, or 64 for codes <= 8 bits)");
+  }
+  const std::int64_t tile = std::int64_t{kThreads} * spt;
+  s.tiles = (static_cast<std::int64_t>(n) + tile - 1) / tile;
+  // The tile's bits after a lead of up to 31 bits, plus one word.
+  const int buffer_words = static_cast<int>((31 + tile * max_length + 31) / 32 + 1);
+  const std::size_t shared = static_cast<std::size_t>(buffer_words) * sizeof(std::uint32_t);
   PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   kernel<<<static_cast<unsigned>(s.tiles), kThreads, shared, stream>>>(d_in, static_cast<std::int64_t>(n), d_table,
                                                                        d_out, s, d_index);

@@ -9,7 +9,8 @@
 namespace parcomp::vle {
 
 std::string name(const Config& c) {
-  if (c.kernel == Kernel::fast) return "gpu.fast";
+  if (c.kernel == Kernel::fast)
+    return c.fast_symbols_per_thread == 0 ? "gpu.fast" : "gpu.fast.spt" + std::to_string(c.fast_symbols_per_thread);
   std::string s = c.kernel == Kernel::gm32 ? "gpu.gm32" : c.kernel == Kernel::sm32 ? "gpu.sm32" : "gpu.sm64huff";
   if (c.table_in_shared) s += ".tc";
   if (c.cache_aggregates) s += ".ac";
