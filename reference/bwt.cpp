@@ -1,13 +1,13 @@
 #include "bwt.hpp"
 
+#include "blocks.hpp"
+
 #include <divsufsort.h>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 namespace parcomp::reference {
 
@@ -34,15 +34,17 @@ std::vector<std::int32_t> rotation_order(std::span<const std::uint8_t> block, st
 
 }  // namespace
 
-RotationBwt bwt_rotations(std::span<const std::uint8_t> block) {
+RotationBwt bwt_rotations(std::span<const std::uint8_t> block, std::size_t sample_stride) {
   const std::size_t n = block.size();
   const auto order = rotation_order(block);
   RotationBwt out;
   out.last.resize(n);
+  if (sample_stride != 0) out.samples.resize((n + sample_stride - 1) / sample_stride);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t start = static_cast<std::size_t>(order[i]);
     out.last[i] = block[(start + n - 1) % n];
     if (start == 0) out.primary = static_cast<std::uint32_t>(i);
+    if (sample_stride != 0 && start % sample_stride == 0) out.samples[start / sample_stride] = static_cast<std::uint32_t>(i);
   }
   return out;
 }
@@ -125,23 +127,46 @@ TieHistogram rotation_ties(std::span<const std::uint8_t> block) {
 TieHistogram rotation_ties_blocks(std::span<const std::uint8_t> in, std::size_t block_bytes, unsigned threads) {
   if (block_bytes == 0) throw std::invalid_argument("rotation_ties_blocks: block size must be >= 1");
   const std::size_t blocks = (in.size() + block_bytes - 1) / block_bytes;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   TieHistogram total;
   std::mutex mutex;
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t b = next++; b < blocks; b = next++) {
-      const std::size_t first = b * block_bytes;
-      const TieHistogram h = rotation_ties(in.subspan(first, std::min(block_bytes, in.size() - first)));
-      const std::lock_guard lock(mutex);
-      total.add(h);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t + 1 < std::min<std::size_t>(threads, blocks); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  for_each_block(blocks, threads, [&](std::size_t b) {
+    const std::size_t first = b * block_bytes;
+    const TieHistogram h = rotation_ties(in.subspan(first, std::min(block_bytes, in.size() - first)));
+    const std::lock_guard lock(mutex);
+    total.add(h);
+  });
   return total;
+}
+
+RotationBlocks bwt_rotation_blocks(std::span<const std::uint8_t> in, std::size_t block_bytes, std::size_t sample_stride,
+                                   unsigned threads) {
+  if (block_bytes == 0 || sample_stride == 0) throw std::invalid_argument("bwt_rotation_blocks: block size and stride must be >= 1");
+  const std::size_t blocks = (in.size() + block_bytes - 1) / block_bytes;
+  const std::size_t per_block = (block_bytes + sample_stride - 1) / sample_stride;
+  RotationBlocks out;
+  out.block_bytes = block_bytes;
+  out.sample_stride = sample_stride;
+  out.last.resize(in.size());
+  out.primary.resize(blocks);
+  out.samples.assign(blocks * per_block, 0xFFFFFFFFu);
+  for_each_block(blocks, threads, [&](std::size_t b) {
+    const std::size_t first = b * block_bytes;
+    const RotationBwt r = bwt_rotations(in.subspan(first, std::min(block_bytes, in.size() - first)), sample_stride);
+    std::copy(r.last.begin(), r.last.end(), out.last.begin() + static_cast<std::ptrdiff_t>(first));
+    out.primary[b] = r.primary;
+    std::copy(r.samples.begin(), r.samples.end(), out.samples.begin() + static_cast<std::ptrdiff_t>(b * per_block));
+  });
+  return out;
+}
+
+std::vector<std::uint8_t> inverse_bwt_blocks(const RotationBlocks& t) {
+  std::vector<std::uint8_t> out(t.last.size());
+  for (std::size_t b = 0; b < t.primary.size(); ++b) {
+    const std::size_t first = b * t.block_bytes, len = std::min(t.block_bytes, t.last.size() - first);
+    const auto block = inverse_bwt(std::span(t.last).subspan(first, len), t.primary[b]);
+    std::copy(block.begin(), block.end(), out.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  return out;
 }
 
 }  // namespace parcomp::reference

@@ -15,14 +15,29 @@
 namespace parcomp::reference {
 
 struct RotationBwt {
-  std::vector<std::uint8_t> last;   // L
-  std::uint32_t primary = 0;        // row of rotation 0
+  std::vector<std::uint8_t> last;      // L
+  std::uint32_t primary = 0;           // row of rotation 0
+  std::vector<std::uint32_t> samples;  // rows of rotations 0, S, 2S, ... (when asked for)
 };
 
-// One block (1 <= size < 2^30).
-RotationBwt bwt_rotations(std::span<const std::uint8_t> block);
+// One block (1 <= size < 2^30); sample_stride S > 0 also records the rows of every S-th rotation
+// (the start points of the GPU's fast reverse transform).
+RotationBwt bwt_rotations(std::span<const std::uint8_t> block, std::size_t sample_stride = 0);
 // Serial inverse by LF mapping (as bzip2), from `primary`: cpu.serial of the reverse BWT.
 std::vector<std::uint8_t> inverse_bwt(std::span<const std::uint8_t> last, std::uint32_t primary);
+
+// Every block of an input (blocks of block_bytes, the last shorter), on up to `threads` CPU threads
+// (0 = all): L concatenated, one primary index per block, and the sampled rows with
+// ceil(block_bytes / sample_stride) slots per block (block b's at b * slots; unused ones
+// 0xFFFFFFFF) -- the layout of kernels/bwt. inverse_bwt_blocks is the serial inverse (cpu.serial).
+struct RotationBlocks {
+  std::vector<std::uint8_t> last;
+  std::vector<std::uint32_t> primary, samples;
+  std::size_t block_bytes = 0, sample_stride = 0;
+};
+RotationBlocks bwt_rotation_blocks(std::span<const std::uint8_t> in, std::size_t block_bytes, std::size_t sample_stride,
+                                   unsigned threads = 0);
+std::vector<std::uint8_t> inverse_bwt_blocks(const RotationBlocks& t);
 
 // Tie analysis (thesis Fig. 4.3): for each pair of rotations adjacent in sorted order, their
 // longest common prefix in bytes, capped at the block length. Histogram by bucket:

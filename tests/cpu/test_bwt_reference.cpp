@@ -98,4 +98,20 @@ TEST(BwtTies, RandomBytesRarelyTie) {
   EXPECT_EQ(h.pairs, 3 * 99999u);
   EXPECT_GT(static_cast<double>(h.buckets[0]) / static_cast<double>(h.pairs), 0.99);
 }
+
+TEST(BwtBlocks, SamplesRoundTripAndThreads) {
+  const auto in = parcomp::datasets::bytes_with_entropy(250001, 3.0, 11);
+  const auto one = bwt_rotation_blocks(in, 65536, 1024, 1);
+  const auto many = bwt_rotation_blocks(in, 65536, 1024, 3);
+  EXPECT_EQ(one.last, many.last);
+  EXPECT_EQ(one.primary, many.primary);
+  EXPECT_EQ(one.samples, many.samples);
+  ASSERT_EQ(one.primary.size(), 4u);
+  ASSERT_EQ(one.samples.size(), 4u * 64u);
+  EXPECT_EQ(inverse_bwt_blocks(one), in);
+  for (std::size_t b = 0; b < 4; ++b) EXPECT_EQ(one.samples[b * 64], one.primary[b]) << "sample 0 is the primary row";
+  // The last block has 53393 bytes: 53 samples, the rest of its slots unused.
+  EXPECT_NE(one.samples[3 * 64 + 52], 0xFFFFFFFFu);
+  EXPECT_EQ(one.samples[3 * 64 + 53], 0xFFFFFFFFu);
+}
 }  // namespace
