@@ -34,8 +34,17 @@ unsigned grid_for(std::size_t items) {
 
 // ---- forward, paper -------------------------------------------------------------------------
 
-// The 4 bytes of the rotation of `s` (length n) that start at x (cyclic), big-endian.
+// The 4 bytes of the rotation of `s` (length n) that start at x (cyclic), big-endian: one
+// unaligned 4-byte fetch from global memory (two aligned words and a funnel shift) away from the
+// block's end, bytes at the wrap.
 __device__ __forceinline__ std::uint32_t key4(const std::uint8_t* s, std::uint32_t n, std::uint32_t x) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(s + x);
+  const std::uintptr_t aligned = addr & ~std::uintptr_t{3};
+  if (aligned + 8 <= reinterpret_cast<std::uintptr_t>(s + n)) {
+    const auto* w = reinterpret_cast<const std::uint32_t*>(aligned);
+    const std::uint32_t little = __funnelshift_r(w[0], w[1], static_cast<unsigned>(addr & 3u) * 8u);
+    return __byte_perm(little, 0, 0x0123);
+  }
   std::uint32_t k = 0;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
