@@ -201,6 +201,8 @@ def plot_module_figure(module, res: Results, out: Path) -> Path:
     extra = {"paper_speedup": module.PAPER_SPEEDUP} if getattr(module, "PAPER_SPEEDUP", None) else {}
     if getattr(module, "SWEEP_NOTE", None):
         extra["sweep_note"] = module.SWEEP_NOTE
+    if getattr(module, "BASELINE", None):
+        extra["baseline"] = module.BASELINE
     return figure(res, module.EXPERIMENT, out, module.PAPER_NOTE, **extra)
 
 
@@ -213,9 +215,11 @@ def _variant_order(v: str):
 
 
 def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str,
-                       paper_speedup: float | None = None, sweep_note: str | None = None) -> Path:
-    """Throughput per dataset and variant (bars), the speedup over cpu.serial, and, when the
-    experiment also sweeps a parameter (name part list=<k>), time vs that parameter."""
+                       paper_speedup: float | None = None, sweep_note: str | None = None,
+                       baseline: str = "cpu.serial") -> Path:
+    """Throughput per dataset and variant (bars), the speedup over the baseline variant (the
+    serial CPU code unless the module names another), and, when the experiment also sweeps a
+    parameter (name part list=<k>, threads=<k>, ...), time vs that parameter."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -237,10 +241,10 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
             xs = [k + i * width for k, d in enumerate(datasets) if (d, v) in by]
             ys = [by[(d, v)].bytes_per_second / 1e6 for d in datasets if (d, v) in by]
             axes[0].bar(xs, ys, width, label=v, color=f"C{i}")
-            cpu = [(k + i * width, by[(d, "cpu.serial")].seconds / by[(d, v)].seconds)
-                   for k, d in enumerate(datasets) if (d, v) in by and (d, "cpu.serial") in by]
-            if v != "cpu.serial" and cpu:
-                axes[1].bar([x for x, _ in cpu], [y for _, y in cpu], width, label=f"{v} / cpu.serial", color=f"C{i}")
+            cpu = [(k + i * width, by[(d, baseline)].seconds / by[(d, v)].seconds)
+                   for k, d in enumerate(datasets) if (d, v) in by and (d, baseline) in by]
+            if v != baseline and cpu:
+                axes[1].bar([x for x, _ in cpu], [y for _, y in cpu], width, label=f"{v} / {baseline}", color=f"C{i}")
         for ax in axes[:2]:
             ax.set_xticks([k + 0.4 - width / 2 for k in range(len(datasets))])
             ax.set_xticklabels(datasets, rotation=30, ha="right", fontsize=8)
@@ -251,7 +255,7 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
         axes[1].axhline(1.0, color="grey", lw=0.8, ls="--")
         if paper_speedup:
             axes[1].axhline(paper_speedup, color="black", lw=1.0, ls=":", label=f"paper: up to {paper_speedup:g}x")
-        axes[1].set_ylabel("speedup over one CPU core")
+        axes[1].set_ylabel("speedup over one CPU core" if baseline == "cpu.serial" else f"speedup over {baseline}")
         if axes[1].get_legend_handles_labels()[0]:
             axes[1].legend(fontsize=8)
         else:
