@@ -46,16 +46,17 @@ __device__ __forceinline__ State load_acquire(State* p) {
   return cuda::atomic_ref<State, cuda::thread_scope_device>(*p).load(cuda::memory_order_acquire);
 }
 
-// Called by the whole first warp: publishes the tile's aggregate, sums its predecessors' values
-// 32 at a time back to the nearest inclusive prefix, publishes the inclusive prefix and returns
-// the exclusive one.
+// Publishes a tile's aggregate as soon as it is known (tile 0's is its inclusive prefix).
+__device__ __forceinline__ void publish_aggregate(State* state, std::int64_t tile, std::uint64_t aggregate) {
+  store_release(state + tile, (tile == 0 ? kInclusive : kAggregate) | aggregate);
+}
+
+// Called by the whole first warp after publish_aggregate: sums the predecessors' values 32 at a
+// time back to the nearest inclusive prefix, publishes the tile's inclusive prefix and returns the
+// exclusive one.
 __device__ std::uint64_t look_back(State* state, std::int64_t tile, std::uint64_t aggregate) {
   const int lane = static_cast<int>(threadIdx.x & 31u);
-  if (tile == 0) {
-    if (lane == 0) store_release(state, kInclusive | aggregate);
-    return 0;
-  }
-  if (lane == 0) store_release(state + tile, kAggregate | aggregate);
+  if (tile == 0) return 0;
   std::uint64_t exclusive = 0;
   std::int64_t base = tile - 1;
   for (;;) {
@@ -81,10 +82,11 @@ __device__ std::uint64_t look_back(State* state, std::int64_t tile, std::uint64_
 
 // Pass 1: the thread's Spt codewords, Group at a time concatenated into aggregates of at most 32
 // bits (Group * max length <= 32), kept in registers with their lengths; past the input, length 0.
+// The lengths (at most 32 each) are kept as bytes, four to a register.
 template <int Spt, int Group, bool Full>
 __device__ __forceinline__ std::uint32_t make_aggregates(const std::uint32_t (&w)[Spt / 4], int valid,
                                                          const std::uint32_t* table, std::uint32_t (&agg)[Spt / Group],
-                                                         std::uint32_t (&len)[Spt / Group]) {
+                                                         std::uint32_t (&len)[Spt / Group / 4]) {
   std::uint32_t bits = 0;
 #pragma unroll
   for (int g = 0; g < Spt / Group; ++g) {
@@ -99,7 +101,8 @@ __device__ __forceinline__ std::uint32_t make_aggregates(const std::uint32_t (&w
       }
     }
     agg[g] = a;
-    len[g] = l;
+    if (g % 4 == 0) len[g / 4] = 0;
+    len[g / 4] |= l << (8 * (g % 4));
     bits += l;
   }
   return bits;
@@ -109,7 +112,7 @@ __device__ __forceinline__ std::uint32_t make_aggregates(const std::uint32_t (&w
 // word out per aggregate at most. Whole words are stored, words shared with neighbouring threads
 // OR-ed in.
 template <int G>
-__device__ __forceinline__ void pack_aggregates(const std::uint32_t (&agg)[G], const std::uint32_t (&len)[G],
+__device__ __forceinline__ void pack_aggregates(const std::uint32_t (&agg)[G], const std::uint32_t (&len)[G / 4],
                                                 std::uint32_t* buffer, std::uint32_t local) {
   std::uint32_t word = local >> 5;
   int fill = static_cast<int>(local & 31u);
@@ -117,8 +120,9 @@ __device__ __forceinline__ void pack_aggregates(const std::uint32_t (&agg)[G], c
   std::uint64_t acc = 0;
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    acc = (acc << len[g]) | agg[g];
-    fill += static_cast<int>(len[g]);
+    const std::uint32_t length = (len[g / 4] >> (8 * (g % 4))) & 0xFFu;
+    acc = (acc << length) | agg[g];
+    fill += static_cast<int>(length);
     if (fill >= 32) {
       fill -= 32;
       const auto out = static_cast<std::uint32_t>(acc >> fill);
@@ -166,15 +170,20 @@ __global__ void __launch_bounds__(kThreads)
   } else {
     for (int k = 0; k < valid; ++k) w[k / 4] |= static_cast<std::uint32_t>(in[first + k]) << (8 * (k % 4));
   }
-  std::uint32_t agg[Spt / Group], len[Spt / Group];
+  static_assert((Spt / Group) % 4 == 0, "lengths are packed four to a register");
+  std::uint32_t agg[Spt / Group], len[Spt / Group / 4];
   const std::uint32_t bits = full ? make_aggregates<Spt, Group, true>(w, valid, table, agg, len)
                                   : make_aggregates<Spt, Group, false>(w, valid, table, agg, len);
 
   std::uint32_t offset, tile_bits;
   BlockScan(scan_storage).ExclusiveSum(bits, offset, tile_bits);
-  // Zero the buffer (up to 31 lead bits, then the tile's bits) while warp 0 looks back.
-  const int zero_words = static_cast<int>((tile_bits + 62u) / 32u);
-  for (int i = tid; i < zero_words; i += kThreads) buffer[i] = 0;
+  if (tid == 0) publish_aggregate(s.tile_state, tile, tile_bits);
+  // The tile is packed at bit 0 of the buffer while warp 0 looks back for its global offset; the
+  // write-out then shifts it into place (one extra zero word at the end).
+  const int local_words = static_cast<int>((tile_bits + 31u) / 32u) + 1;
+  for (int i = tid; i < local_words; i += kThreads) buffer[i] = 0;
+  __syncthreads();
+  if (valid > 0) pack_aggregates<Spt / Group>(agg, len, buffer, offset);
   if (tid < 32) {
     const std::uint64_t prefix = look_back(s.tile_state, tile, tile_bits);
     if (tid == 0) s_prefix = prefix;
@@ -184,15 +193,15 @@ __global__ void __launch_bounds__(kThreads)
   const int lead = static_cast<int>(prefix & 31u);
   if (index != nullptr && valid > 0 && first % static_cast<std::int64_t>(kIndexStride) == 0)
     index[first / static_cast<std::int64_t>(kIndexStride)] = prefix + offset;
-  if (valid > 0) pack_aggregates<Spt / Group>(agg, len, buffer, static_cast<std::uint32_t>(lead) + offset);
-  __syncthreads();
 
   // Out with plain stores; a first word shared with the previous tile goes to the fix-up.
   const int words = static_cast<int>((static_cast<std::uint32_t>(lead) + tile_bits + 31u) / 32u);
   const std::int64_t w0 = static_cast<std::int64_t>(prefix >> 5);
   for (int i = tid; i < words; i += kThreads) {
-    if (i == 0 && lead != 0) s.heads[tile] = buffer[0];
-    else out[w0 + i] = buffer[i];
+    const std::uint32_t hi = i == 0 ? 0u : buffer[i - 1], lo = buffer[i];
+    const std::uint32_t v = lead == 0 ? lo : (hi << (32 - lead)) | (lo >> lead);
+    if (i == 0 && lead != 0) s.heads[tile] = v;
+    else out[w0 + i] = v;
   }
 }
 
