@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
   register_mtf();
   register_pavle();
   register_bwt();
+  register_huffman();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +

@@ -58,5 +58,6 @@ void register_parle();
 void register_mtf();
 void register_pavle();
 void register_bwt();
+void register_huffman();
 
 }  // namespace parcomp::bench

@@ -6,6 +6,7 @@
 #include "datasets/sha256.hpp"
 #include "datasets/synthetic.hpp"
 #include "reference/bwt_cpu.hpp"
+#include "reference/mtf.hpp"
 
 #include <fmt/core.h>
 
@@ -81,6 +82,10 @@ std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec) {
       fmt::print(stderr, "parcomp-bench: BWT of {} in {} KiB blocks (libdivsufsort) ...\n", spec.source, kBwtBlockBytes >> 10);
       in->bytes = reference::bwt_blocks_divsufsort(in->bytes, kBwtBlockBytes).bytes;
       record["transform"] = fmt::format("BWT in blocks of {} bytes (libdivsufsort divbwt)", kBwtBlockBytes);
+    }
+    if (spec.mtf) {
+      in->bytes = reference::mtf_encode(in->bytes, kBwtBlockBytes);
+      record["transform2"] = fmt::format("move-to-front, list restarted every {} bytes", kBwtBlockBytes);
     }
     record["bytes"] = in->bytes.size();
     record["sha256"] = datasets::sha256_hex_of(std::span<const std::uint8_t>(in->bytes));

@@ -14,6 +14,7 @@ struct ByteInputSpec {
   std::string label;   // the name in benchmark names: "linux-2.6.11.1.tar.bwt", "random-numbers"
   std::string source;  // a manifest file name ("silesia/dickens") or "synthetic:random-numbers"
   bool bwt = false;    // transform in BWT blocks first
+  bool mtf = false;    // then move-to-front (list restarting every BWT block): the Huffman stage's input
 };
 
 struct ByteInput {

@@ -1,6 +1,7 @@
 // PAVLE beyond the paper (ours): the one-pass encoder gpu.fast and the GPU decoder. See vle.hpp.
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
+#include "decode_step.cuh"
 #include "vle_internal.hpp"
 
 #include <cub/block/block_scan.cuh>
@@ -265,7 +266,6 @@ void encode_fast(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d
 namespace {
 
 constexpr int kDecodeThreads = 128;
-static_assert(sizeof(DecodeTable) % 4 == 0, "the table is copied to shared memory in 32-bit words");
 constexpr std::uint32_t kBadCode = 1, kBadLength = 2;
 
 __device__ void report(std::uint32_t* status, std::uint32_t what, std::int64_t subsequence) {
@@ -278,13 +278,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
                   const std::uint64_t* index, std::int64_t n, const DecodeTable* table_global, std::uint8_t* out,
                   std::uint32_t* status) {
   __shared__ DecodeTable t;
-  {
-    const auto* src = reinterpret_cast<const std::uint32_t*>(table_global);
-    auto* dst = reinterpret_cast<std::uint32_t*>(&t);
-    for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(sizeof(DecodeTable) / 4); i += kDecodeThreads)
-      dst[i] = src[i];
-  }
-  __syncthreads();
+  load_decode_table(table_global, t);
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * kDecodeThreads + threadIdx.x;
   const std::int64_t subsequences = (n + static_cast<std::int64_t>(kIndexStride) - 1) / static_cast<std::int64_t>(kIndexStride);
   if (k >= subsequences) return;
@@ -303,7 +297,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
   int avail = 32 - skip;
   ++next;
   std::uint64_t used = 0;
-  const int max_length = t.max_length;
   std::uint32_t pack = 0, p0 = 0, p1 = 0, p2 = 0;  // 16 bytes leave together
   std::uint8_t* dst = out + first;
   for (int i = 0; i < count; ++i) {
@@ -313,26 +306,10 @@ __global__ void __launch_bounds__(kDecodeThreads)
       avail += 32;
       ++next;
     }
-    const std::uint32_t entry = t.lut[buf >> (64 - DecodeTable::kLutBits)];
     std::uint32_t symbol, length;
-    if (entry != 0) {
-      symbol = entry >> 5;
-      length = entry & 31u;
-    } else {
-      length = 0;
-      symbol = 0;
-      for (int l = DecodeTable::kLutBits + 1; l <= max_length; ++l) {
-        const auto code = static_cast<std::uint32_t>(buf >> (64 - l));
-        if (code - t.first[l] < t.count[l]) {
-          symbol = t.symbols[t.offset[l] + code - t.first[l]];
-          length = static_cast<std::uint32_t>(l);
-          break;
-        }
-      }
-      if (length == 0) {
-        report(status, kBadCode, k);
-        return;
-      }
+    if (!decode_symbol(t, buf, symbol, length)) {
+      report(status, kBadCode, k);
+      return;
     }
     buf <<= length;
     avail -= static_cast<int>(length);

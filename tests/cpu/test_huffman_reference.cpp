@@ -116,3 +116,33 @@ TEST(VleReference, BadInputsAreErrors) {
   EXPECT_THROW(vle_decode(s, 3, table), std::invalid_argument);
 }
 }  // namespace
+
+namespace {
+using namespace parcomp::reference;
+
+TEST(HuffmanStage, CodeRuleLimitsOnlyWhenNeeded) {
+  Histogram h{};
+  for (int s = 0; s < 40; ++s) h[s * 3] = 100 + static_cast<std::uint64_t>(s % 7);  // a shallow tree
+  EXPECT_EQ(huffman_code_lengths(h, 16), huffman_lengths_unlimited(h));  // the limit does not bind
+  const auto fib = fibonacci_histogram(40);
+  const auto limited = huffman_code_lengths(fib, 16);
+  EXPECT_EQ(*std::max_element(limited.begin(), limited.end()), 16);
+  EXPECT_EQ(kraft_sum_scaled(limited), std::uint64_t{1} << 32);
+  EXPECT_EQ(limited, code_lengths(fib, 16));
+}
+
+TEST(HuffmanStage, BlocksRoundTripAndDetectDamage) {
+  const auto in = parcomp::datasets::bytes_with_entropy(3 * 4096 + 17, 2.5, 5);
+  const auto table = canonical_codes(huffman_code_lengths(byte_histogram(in), 16));
+  const auto enc = huffman_blocks_encode(in, table, 4096);
+  ASSERT_EQ(enc.block_bytes.size(), 4u);
+  std::size_t total = 0;
+  for (const auto b : enc.block_bytes) total += b;
+  EXPECT_EQ(total, enc.bytes.size());
+  EXPECT_EQ(huffman_blocks_decode(enc, in.size(), 4096, table), in);
+  auto bad = enc;
+  bad.block_bytes[1] += 1;
+  EXPECT_THROW(huffman_blocks_decode(bad, in.size(), 4096, table), std::invalid_argument);
+  EXPECT_TRUE(huffman_blocks_encode({}, table, 4096).bytes.empty());
+}
+}  // namespace

@@ -1,0 +1,456 @@
+// Huffman stage: histogram, tree, the thesis's block encoder and decoder. See huffman.hpp.
+#include "../common/cuda_check.hpp"
+#include "../common/launch.cuh"
+#include "../common/nvtx.hpp"
+#include "../common/scratch.hpp"
+#include "../vle/decode_step.cuh"
+#include "huffman.hpp"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <string>
+
+namespace parcomp::huffman {
+
+namespace {
+
+constexpr int kPaperThreads = 128;
+constexpr int kSymbolsPerThread = static_cast<int>(kBlockSymbols) / kPaperThreads;  // 32
+
+// ---- histogram --------------------------------------------------------------------------------
+
+constexpr int kHistWarps = kPaperThreads / 32;
+
+// Brown et al.: each warp counts into its own 256 bins in shared memory; the block sums them.
+__global__ void block_histogram_kernel(const std::uint8_t* in, std::int64_t n, std::uint32_t* partial) {
+  __shared__ std::uint32_t bins[kHistWarps][256];
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  for (int i = static_cast<int>(threadIdx.x); i < kHistWarps * 256; i += kPaperThreads) (&bins[0][0])[i] = 0;
+  __syncthreads();
+  for (std::int64_t i = grid_thread_index(); i < n; i += grid_stride()) atomicAdd(&bins[warp][in[i]], 1u);
+  __syncthreads();
+  for (int c = static_cast<int>(threadIdx.x); c < 256; c += kPaperThreads) {
+    std::uint32_t sum = 0;
+    for (int w = 0; w < kHistWarps; ++w) sum += bins[w][c];
+    partial[static_cast<std::size_t>(blockIdx.x) * 256 + static_cast<std::size_t>(c)] = sum;
+  }
+}
+
+// The final merge, in one block.
+__global__ void merge_histograms_kernel(const std::uint32_t* partial, int blocks, std::uint64_t* hist) {
+  for (int c = static_cast<int>(threadIdx.x); c < 256; c += static_cast<int>(blockDim.x)) {
+    std::uint64_t sum = 0;
+    for (int b = 0; b < blocks; ++b) sum += partial[static_cast<std::size_t>(b) * 256 + static_cast<std::size_t>(c)];
+    hist[c] = sum;
+  }
+}
+
+__global__ void widen_kernel(const unsigned* counts, std::uint64_t* hist) {
+  if (threadIdx.x < 256) hist[threadIdx.x] = counts[threadIdx.x];
+}
+
+// ---- tree -------------------------------------------------------------------------------------
+
+// Node keys: (weight << 9) | node; leaves are nodes 0..255 (the symbol), internal nodes 256 + j in
+// creation order. The least key wins, so ties go to the lower node, as the reference's queue.
+constexpr unsigned long long kNone = ~0ull;
+constexpr int kNodes = 512;
+
+__device__ __forceinline__ void keep_two(unsigned long long& a, unsigned long long& b, unsigned long long x) {
+  if (x < a) {
+    b = a;
+    a = x;
+  } else if (x < b) {
+    b = x;
+  }
+}
+
+struct TreeShared {
+  unsigned long long key[kNodes];
+  short parent[kNodes];
+  unsigned long long best[kPaperThreads][2];
+  int used;
+};
+
+__device__ void tree_init(const std::uint64_t* hist, TreeShared& s) {
+  if (threadIdx.x == 0) s.used = 0;
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < kNodes; i += static_cast<int>(blockDim.x)) {
+    s.parent[i] = -1;
+    s.key[i] = kNone;
+    if (i < 256 && hist[i] != 0) {
+      s.key[i] = (static_cast<unsigned long long>(hist[i]) << 9) | static_cast<unsigned>(i);
+      atomicAdd(&s.used, 1);
+    }
+  }
+  __syncthreads();
+}
+
+// Merges the two least nodes (keys a < b) into node `node`.
+__device__ __forceinline__ void tree_merge(TreeShared& s, unsigned long long a, unsigned long long b, int node) {
+  const int ia = static_cast<int>(a & 511u), ib = static_cast<int>(b & 511u);
+  s.key[node] = (((a >> 9) + (b >> 9)) << 9) | static_cast<unsigned>(node);
+  s.parent[ia] = static_cast<short>(node);
+  s.parent[ib] = static_cast<short>(node);
+  s.key[ia] = kNone;
+  s.key[ib] = kNone;
+}
+
+__device__ void tree_lengths(const TreeShared& s, std::uint8_t* lengths, std::uint32_t* depth) {
+  for (int c = static_cast<int>(threadIdx.x); c < 256; c += static_cast<int>(blockDim.x)) {
+    int d = 0;
+    if (s.used == 1) {
+      d = s.key[c] != kNone ? 1 : 0;
+    } else {
+      for (int v = c; s.parent[v] != -1; v = s.parent[v]) ++d;
+    }
+    lengths[c] = static_cast<std::uint8_t>(d);
+    atomicMax(depth, static_cast<std::uint32_t>(d));
+  }
+}
+
+// The thesis's tree: one block of 128 threads; per merge a reduction over 4 entries a thread.
+__global__ void __launch_bounds__(kPaperThreads) tree_block_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
+                                                                  std::uint32_t* depth) {
+  __shared__ TreeShared s;
+  if (threadIdx.x == 0) *depth = 0;
+  tree_init(hist, s);
+  const int t = static_cast<int>(threadIdx.x);
+  for (int j = 0; j + 1 < s.used; ++j) {
+    unsigned long long a = kNone, b = kNone;
+    for (int q = 0; q < 4; ++q) keep_two(a, b, s.key[4 * t + q]);
+    s.best[t][0] = a;
+    s.best[t][1] = b;
+    __syncthreads();
+    for (int stride = kPaperThreads / 2; stride > 0; stride /= 2) {
+      if (t < stride) {
+        unsigned long long x = s.best[t][0], y = s.best[t][1];
+        keep_two(x, y, s.best[t + stride][0]);
+        keep_two(x, y, s.best[t + stride][1]);
+        s.best[t][0] = x;
+        s.best[t][1] = y;
+      }
+      __syncthreads();
+    }
+    if (t == 0) tree_merge(s, s.best[0][0], s.best[0][1], 256 + j);
+    __syncthreads();
+  }
+  tree_lengths(s, lengths, depth);
+}
+
+// Ours: the same merges by one warp, 16 entries a lane, the two least found by shuffles.
+__global__ void __launch_bounds__(32) tree_warp_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
+                                                       std::uint32_t* depth) {
+  __shared__ TreeShared s;
+  if (threadIdx.x == 0) *depth = 0;
+  tree_init(hist, s);
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int j = 0; j + 1 < s.used; ++j) {
+    unsigned long long a = kNone, b = kNone;
+#pragma unroll
+    for (int q = 0; q < kNodes / 32; ++q) keep_two(a, b, s.key[q * 32 + lane]);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      const unsigned long long x = __shfl_xor_sync(~0u, a, o), y = __shfl_xor_sync(~0u, b, o);
+      keep_two(a, b, x);
+      keep_two(a, b, y);
+    }
+    if (lane == 0) tree_merge(s, a, b, 256 + j);
+    __syncwarp();
+  }
+  tree_lengths(s, lengths, depth);
+}
+
+// ---- paper encode ---------------------------------------------------------------------------
+
+__device__ __forceinline__ void load_table(const std::uint32_t* global, std::uint32_t* shared) {
+  for (int i = static_cast<int>(threadIdx.x); i < 256; i += static_cast<int>(blockDim.x)) shared[i] = global[i];
+  __syncthreads();
+}
+
+__device__ __forceinline__ std::uint32_t thread_bits(const std::uint8_t* in, std::int64_t n, std::int64_t first,
+                                                     const std::uint32_t* table) {
+  std::uint32_t bits = 0;
+  for (int k = 0; k < kSymbolsPerThread; ++k)
+    if (first + k < n) bits += table[in[first + k]] & 0xFFu;
+  return bits;
+}
+
+__global__ void __launch_bounds__(kPaperThreads)
+    block_sizes_kernel(const std::uint8_t* in, std::int64_t n, const std::uint32_t* table_global, std::uint32_t* sizes) {
+  using Reduce = cub::BlockReduce<std::uint32_t, kPaperThreads>;
+  __shared__ std::uint32_t table[256];
+  __shared__ typename Reduce::TempStorage storage;
+  load_table(table_global, table);
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * static_cast<std::int64_t>(kBlockSymbols) +
+                             static_cast<std::int64_t>(threadIdx.x) * kSymbolsPerThread;
+  const std::uint32_t bits = Reduce(storage).Sum(thread_bits(in, n, first, table));
+  if (threadIdx.x == 0) sizes[blockIdx.x] = (bits + 7u) / 8u;
+}
+
+__global__ void total_kernel(const std::uint64_t* offsets, const std::uint32_t* sizes, std::int64_t blocks,
+                             std::uint64_t* total) {
+  *total = offsets[blocks - 1] + sizes[blocks - 1];
+}
+
+// Each thread writes its 32 codewords at its bit offset in the block's array (assembled in shared
+// memory with atomicOr, as threads share bytes), then the block copies its bytes out.
+__global__ void __launch_bounds__(kPaperThreads)
+    block_encode_kernel(const std::uint8_t* in, std::int64_t n, const std::uint32_t* table_global,
+                        const std::uint64_t* offsets, const std::uint32_t* sizes, std::uint8_t* out) {
+  using Scan = cub::BlockScan<std::uint32_t, kPaperThreads>;
+  __shared__ std::uint32_t table[256];
+  __shared__ typename Scan::TempStorage storage;
+  extern __shared__ std::uint32_t words[];
+  load_table(table_global, table);
+  const std::uint32_t size = sizes[blockIdx.x];
+  const int nwords = static_cast<int>((size + 3u) / 4u);
+  for (int i = static_cast<int>(threadIdx.x); i < nwords; i += kPaperThreads) words[i] = 0;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * static_cast<std::int64_t>(kBlockSymbols) +
+                             static_cast<std::int64_t>(threadIdx.x) * kSymbolsPerThread;
+  std::uint32_t offset;
+  Scan(storage).ExclusiveSum(thread_bits(in, n, first, table), offset);
+  __syncthreads();
+  std::uint32_t word = offset >> 5;
+  int fill = static_cast<int>(offset & 31u);
+  std::uint64_t acc = 0;
+  for (int k = 0; k < kSymbolsPerThread && first + k < n; ++k) {
+    const std::uint32_t e = table[in[first + k]];
+    const int length = static_cast<int>(e & 0xFFu);
+    acc = (acc << length) | (e >> 8);
+    fill += length;
+    if (fill >= 32) {
+      fill -= 32;
+      atomicOr(words + word, static_cast<std::uint32_t>(acc >> fill));
+      ++word;
+    }
+  }
+  if (fill > 0) atomicOr(words + word, static_cast<std::uint32_t>(acc << (32 - fill)));
+  __syncthreads();
+  std::uint8_t* dst = out + offsets[blockIdx.x];
+  for (std::uint32_t i = threadIdx.x; i < size; i += kPaperThreads)
+    dst[i] = static_cast<std::uint8_t>(words[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+// ---- paper decode ---------------------------------------------------------------------------
+
+constexpr std::uint32_t kBadCode = 1, kBadSize = 2;
+
+__device__ void report(std::uint32_t* status, std::uint32_t what, std::int64_t block) {
+  atomicOr(status, what);
+  atomicMin(status + 1, static_cast<std::uint32_t>(min(block, std::int64_t{0xFFFFFFFE})));
+}
+
+// One thread per block: walk its byte array, write four symbols at a time.
+__global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data_bytes, const std::uint32_t* sizes,
+                                    const std::uint64_t* offsets, std::int64_t n, const vle::DecodeTable* table_global,
+                                    std::uint8_t* out, std::uint32_t* status) {
+  __shared__ vle::DecodeTable t;
+  vle::load_decode_table(table_global, t);
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t blocks = (n + static_cast<std::int64_t>(kBlockSymbols) - 1) / static_cast<std::int64_t>(kBlockSymbols);
+  if (b >= blocks) return;
+  const std::uint64_t begin = offsets[b], size = sizes[b];
+  if (begin + size > data_bytes || begin + size < begin) {
+    report(status, kBadSize, b);
+    return;
+  }
+  const std::uint8_t* src = data + begin;
+  const std::int64_t first = b * static_cast<std::int64_t>(kBlockSymbols);
+  const int count = static_cast<int>(min(static_cast<std::int64_t>(kBlockSymbols), n - first));
+  std::uint64_t buf = 0, pos = 0, used = 0;
+  int avail = 0;
+  std::uint32_t pack = 0;
+  for (int i = 0; i < count; ++i) {
+    while (avail <= 56) {  // bytes past the array read as zero
+      buf |= static_cast<std::uint64_t>(pos < size ? src[pos] : 0u) << (56 - avail);
+      ++pos;
+      avail += 8;
+    }
+    std::uint32_t symbol, length;
+    if (!vle::decode_symbol(t, buf, symbol, length)) {
+      report(status, kBadCode, b);
+      return;
+    }
+    buf <<= length;
+    avail -= static_cast<int>(length);
+    used += length;
+    pack |= symbol << (8 * (i & 3));
+    if ((i & 3) == 3) {
+      reinterpret_cast<std::uint32_t*>(out + first)[i >> 2] = pack;
+      pack = 0;
+    }
+  }
+  for (int i = count & ~3; i < count; ++i) out[first + i] = static_cast<std::uint8_t>(pack >> (8 * (i & 3)));
+  if ((used + 7) / 8 != size) report(status, kBadSize, b);
+}
+
+// Block sizes read as 64-bit values, so that the offsets never overflow.
+struct ToU64 {
+  __host__ __device__ std::uint64_t operator()(std::uint32_t x) const { return x; }
+};
+auto wide(const std::uint32_t* p) { return thrust::make_transform_iterator(p, ToU64{}); }
+
+struct Scratch {
+  std::uint64_t* offsets;
+  void* temp;
+  std::size_t temp_bytes;
+};
+
+Scratch carve_scan(ScratchCarver& c, std::size_t blocks) {
+  Scratch s{};
+  s.offsets = c.take<std::uint64_t>(blocks);
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, s.temp_bytes, wide(nullptr),
+                                                   static_cast<std::uint64_t*>(nullptr), static_cast<std::int64_t>(blocks)));
+  s.temp = c.take_bytes(s.temp_bytes);
+  return s;
+}
+
+constexpr int kHistogramBlocksPerSm = 4;
+
+}  // namespace
+
+std::size_t histogram_scratch_bytes(Variant v, std::size_t n) {
+  ScratchCarver c;
+  if (v == Variant::paper) {
+    c.take<std::uint32_t>(static_cast<std::size_t>(sm_count() * kHistogramBlocksPerSm) * 256);
+  } else {
+    if (n >= (std::size_t{1} << 31)) throw ContractError("huffman fast histogram: n must be below 2^31 (CUB's int counters)");
+    std::size_t bytes = 0;
+    PARCOMP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, static_cast<const std::uint8_t*>(nullptr),
+                                                           static_cast<unsigned*>(nullptr), 257, 0, 256,
+                                                           static_cast<int>(std::max<std::size_t>(n, 1))));
+    c.take<unsigned>(256);
+    c.take_bytes(bytes);
+  }
+  return c.used();
+}
+
+void histogram(Variant v, const std::uint8_t* d_in, std::size_t n, std::uint64_t* d_hist, void* d_scratch,
+               std::size_t scratch_bytes, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("huffman::histogram");
+  ScratchCarver c(d_scratch, scratch_bytes);
+  if (v == Variant::paper) {
+    const int blocks = sm_count() * kHistogramBlocksPerSm;
+    std::uint32_t* partial = c.take<std::uint32_t>(static_cast<std::size_t>(blocks) * 256);
+    block_histogram_kernel<<<blocks, kPaperThreads, 0, stream>>>(d_in, static_cast<std::int64_t>(n), partial);
+    PARCOMP_CHECK_LAUNCH();
+    merge_histograms_kernel<<<1, 256, 0, stream>>>(partial, blocks, d_hist);
+    PARCOMP_CHECK_LAUNCH();
+    return;
+  }
+  if (n >= (std::size_t{1} << 31)) throw ContractError("huffman fast histogram: n must be below 2^31 (CUB's int counters)");
+  unsigned* counts = c.take<unsigned>(256);
+  std::size_t bytes = 0;
+  PARCOMP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, d_in, counts, 257, 0, 256,
+                                                         static_cast<int>(std::max<std::size_t>(n, 1))));
+  void* temp = c.take_bytes(bytes);
+  if (n == 0) {
+    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_hist, 0, 256 * sizeof(std::uint64_t), stream));
+    return;
+  }
+  PARCOMP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp, bytes, d_in, counts, 257, 0, 256, static_cast<int>(n), stream));
+  widen_kernel<<<1, 256, 0, stream>>>(counts, d_hist);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+void tree(Variant v, const std::uint64_t* d_hist, std::uint8_t* d_lengths, std::uint32_t* d_depth, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("huffman::tree");
+  if (v == Variant::paper) tree_block_kernel<<<1, kPaperThreads, 0, stream>>>(d_hist, d_lengths, d_depth);
+  else tree_warp_kernel<<<1, 32, 0, stream>>>(d_hist, d_lengths, d_depth);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const reference::Histogram& hist) {
+  Code c;
+  c.lengths = tree_lengths;
+  if (*std::max_element(c.lengths.begin(), c.lengths.end()) > kMaxCodeLength)
+    c.lengths = reference::code_lengths(hist, kMaxCodeLength);
+  c.table = reference::canonical_codes(c.lengths);
+  std::array<std::uint32_t, 256> codes{};
+  for (int s = 0; s < 256; ++s) codes[s] = c.table[s].bits;
+  c.packed = vle::pack_table(codes, c.lengths);
+  if (c.packed.max_length > 0) c.decode = vle::make_decode_table(codes, c.lengths);
+  return c;
+}
+
+Code code_from_device_histogram(const std::uint64_t* d_hist, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("huffman::host_tree");
+  reference::Histogram h{};
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_hist, sizeof h, cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return code_from_lengths(reference::huffman_code_lengths(h, kMaxCodeLength), h);
+}
+
+std::size_t paper_encode_scratch_bytes(std::size_t n) {
+  ScratchCarver c;
+  carve_scan(c, std::max<std::size_t>(block_count(n), 1));
+  return c.used();
+}
+
+void encode_paper(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
+                  std::uint8_t* d_out, std::size_t out_bytes, std::uint32_t* d_block_bytes,
+                  std::uint64_t* d_total_bytes, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("huffman::encode_paper");
+  if (max_length < 1 || max_length > 24) throw ContractError("huffman::encode_paper: codes must be 1..24 bits");
+  if (out_bytes < paper_output_bytes(n, max_length))
+    throw ContractError("huffman::encode_paper: output of " + std::to_string(out_bytes) + " bytes, need " +
+                        std::to_string(paper_output_bytes(n, max_length)));
+  if (n == 0) {
+    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_total_bytes, 0, sizeof(std::uint64_t), stream));
+    return;
+  }
+  const std::size_t blocks = block_count(n);
+  ScratchCarver c(d_scratch, scratch_bytes);
+  Scratch s = carve_scan(c, blocks);
+  block_sizes_kernel<<<static_cast<unsigned>(blocks), kPaperThreads, 0, stream>>>(d_in, static_cast<std::int64_t>(n),
+                                                                                   d_table, d_block_bytes);
+  PARCOMP_CHECK_LAUNCH();
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, wide(d_block_bytes), s.offsets,
+                                                   static_cast<std::int64_t>(blocks), stream));
+  total_kernel<<<1, 1, 0, stream>>>(s.offsets, d_block_bytes, static_cast<std::int64_t>(blocks), d_total_bytes);
+  PARCOMP_CHECK_LAUNCH();
+  const std::size_t shared = (kBlockSymbols * static_cast<std::size_t>(max_length) + 31) / 32 * 4;
+  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(block_encode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(shared)));
+  block_encode_kernel<<<static_cast<unsigned>(blocks), kPaperThreads, shared, stream>>>(
+      d_in, static_cast<std::int64_t>(n), d_table, s.offsets, d_block_bytes, d_out);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+std::size_t paper_decode_scratch_bytes(std::size_t n) { return paper_encode_scratch_bytes(n); }
+
+void decode_paper(const std::uint8_t* d_data, std::size_t data_bytes, const std::uint32_t* d_block_bytes, std::size_t n,
+                  const vle::DecodeTable* d_table, std::uint8_t* d_out, std::uint32_t* d_status, void* d_scratch,
+                  std::size_t scratch_bytes, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("huffman::decode_paper");
+  if (reinterpret_cast<std::uintptr_t>(d_out) % 4 != 0) throw ContractError("huffman::decode_paper: output must be 4-byte aligned");
+  const std::uint32_t init[kDecodeStatusWords] = {0u, 0xFFFFFFFFu};
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_status, init, sizeof init, cudaMemcpyHostToDevice, stream));
+  if (n == 0) return;
+  const std::size_t blocks = block_count(n);
+  ScratchCarver c(d_scratch, scratch_bytes);
+  Scratch s = carve_scan(c, blocks);
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, wide(d_block_bytes), s.offsets,
+                                                   static_cast<std::int64_t>(blocks), stream));
+  constexpr int kThreads = 64;
+  block_decode_kernel<<<static_cast<unsigned>((blocks + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      d_data, data_bytes, d_block_bytes, s.offsets, static_cast<std::int64_t>(n), d_table, d_out, d_status);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream) {
+  std::uint32_t s[kDecodeStatusWords] = {};
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s, d_status, sizeof s, cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (s[0] == 0) return;
+  throw CorruptDataError("huffman::decode_paper: corrupt block " + std::to_string(s[1]) + ": " +
+                         ((s[0] & kBadCode) != 0 ? "no codeword matches" : "its bits do not fill exactly its bytes"));
+}
+
+}  // namespace parcomp::huffman
