@@ -1,7 +1,7 @@
 // Huffman stage (thesis sections 2.3, 3.1, 4.4.5):
 //   thesis.fig4_7         time of each encoding step per dataset: histogram, tree, encode, for the
-//                         thesis's kernels (paper.*) and ours (fast.*: CUB histogram, the tree by
-//                         one warp or on the host, PAVLE's one-pass encoder).
+//                         thesis's kernels (paper.*) and ours (fast.*: CUB histogram, the tree from
+//                         sorted leaves by two queues on the GPU or on the host, PAVLE's encoder).
 //   thesis.huffman_rates  encode-only and decode-only rates: paper (4096-symbol byte-aligned
 //                         blocks; one thread per block decodes), fast (PAVLE's encoder and
 //                         index-driven decoder), and the serial CPU encoder and decoder.
@@ -85,7 +85,7 @@ struct Device {
   }
 };
 
-enum class Step { paper_histogram, paper_tree, paper_encode, paper_decode, fast_histogram, fast_tree_warp, fast_tree_host,
+enum class Step { paper_histogram, paper_tree, paper_encode, paper_decode, fast_histogram, fast_tree, fast_tree_host,
                   fast_encode, fast_decode };
 
 std::string step_name(Step s) {
@@ -95,7 +95,7 @@ std::string step_name(Step s) {
     case Step::paper_encode: return "gpu.paper.encode";
     case Step::paper_decode: return "gpu.paper.decode";
     case Step::fast_histogram: return "gpu.fast.histogram";
-    case Step::fast_tree_warp: return "gpu.fast.tree_warp";
+    case Step::fast_tree: return "gpu.fast.tree";
     case Step::fast_tree_host: return "gpu.fast.tree_host";
     case Step::fast_encode: return "gpu.fast.encode";
     case Step::fast_decode: return "gpu.fast.decode";
@@ -146,7 +146,7 @@ void gpu_step(benchmark::State& state, Step step, ByteInputSpec spec, std::strin
           device_bytes = n;
           break;
         case Step::paper_tree: huffman::tree(huffman::Variant::paper, d.hist.data(), d.lengths.data(), d.depth.data(), s); break;
-        case Step::fast_tree_warp: huffman::tree(huffman::Variant::fast, d.hist.data(), d.lengths.data(), d.depth.data(), s); break;
+        case Step::fast_tree: huffman::tree(huffman::Variant::fast, d.hist.data(), d.lengths.data(), d.depth.data(), s); break;
         case Step::fast_tree_host: {
           const huffman::Code c = huffman::code_from_device_histogram(d.hist.data(), s);
           PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d.table.data(), c.packed.entries, sizeof c.packed.entries,
@@ -186,7 +186,7 @@ void gpu_step(benchmark::State& state, Step step, ByteInputSpec spec, std::strin
         if (!std::equal(h->hist.begin(), h->hist.end(), d.hist.download().begin())) bad = "histogram differs";
         break;
       case Step::paper_tree:
-      case Step::fast_tree_warp: {
+      case Step::fast_tree: {
         const auto l = d.lengths.download();
         if (!std::equal(h->tree_lengths.begin(), h->tree_lengths.end(), l.begin())) bad = "tree code lengths differ";
         break;
@@ -246,7 +246,7 @@ void register_huffman() {
   for (const auto& spec : specs) {
     const std::string tail = fmt::format("{}/n={}", spec.label, spec_size(spec));
     for (const Step s : {Step::paper_histogram, Step::paper_tree, Step::paper_encode, Step::fast_histogram,
-                         Step::fast_tree_warp, Step::fast_tree_host, Step::fast_encode}) {
+                         Step::fast_tree, Step::fast_tree_host, Step::fast_encode}) {
       const std::string name = fmt::format("thesis.fig4_7/{}/{}", step_name(s), tail);
       configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_step, s, spec, name));
     }

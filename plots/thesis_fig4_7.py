@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """thesis.fig4_7: Huffman encoding time per step (histogram, tree, encode), stacked, per dataset:
-the thesis's kernels (gpu.paper.*) and ours (gpu.fast.*, with the warp tree; the host tree beside).
+the thesis's kernels (gpu.paper.*) and ours (gpu.fast.*, with the GPU tree; the host tree beside).
 Usage: python3 plots/thesis_fig4_7.py RESULT.json [--out plots/out]"""
 import sys
 from pathlib import Path
@@ -12,10 +12,10 @@ EXPERIMENT = "thesis.fig4_7"
 PAPER_NOTE = "thesis (GTX 460): tree ~78% of the Huffman time, histogram + encode ~16% + ~6%"
 STACKS = {
     "paper": ["gpu.paper.histogram", "gpu.paper.tree", "gpu.paper.encode"],
-    "fast (warp tree)": ["gpu.fast.histogram", "gpu.fast.tree_warp", "gpu.fast.encode"],
+    "fast (GPU tree)": ["gpu.fast.histogram", "gpu.fast.tree", "gpu.fast.encode"],
     "fast (host tree)": ["gpu.fast.histogram", "gpu.fast.tree_host", "gpu.fast.encode"],
 }
-STEP_COLORS = {"histogram": "C0", "tree": "C1", "tree_warp": "C1", "tree_host": "C3", "encode": "C2"}
+STEP_COLORS = {"histogram": "C0", "tree": "C1", "tree_host": "C3", "encode": "C2"}
 
 
 def figure(res, experiment, out, paper_note, **_):

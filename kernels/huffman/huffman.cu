@@ -143,26 +143,48 @@ __global__ void __launch_bounds__(kPaperThreads) tree_block_kernel(const std::ui
   tree_lengths(s, lengths, depth);
 }
 
-// Ours: the same merges by one warp, 16 entries a lane, the two least found by shuffles.
-__global__ void __launch_bounds__(32) tree_warp_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
-                                                       std::uint32_t* depth) {
+// Ours: the same merges without a search per merge. The used leaves are sorted by key (each of 256
+// threads counts the keys below its own), then one thread merges with two queues, the sorted
+// leaves and the internal nodes in creation order: internal nodes are created with nondecreasing
+// weights, and among equal weights in node order, so the smaller of the two queue fronts is always
+// the least active key -- the same node the reference's priority queue would take.
+__global__ void __launch_bounds__(256) tree_queues_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
+                                                          std::uint32_t* depth) {
   __shared__ TreeShared s;
+  __shared__ short sorted[256];
+  __shared__ unsigned long long internal[256];
   if (threadIdx.x == 0) *depth = 0;
   tree_init(hist, s);
-  const int lane = static_cast<int>(threadIdx.x);
-  for (int j = 0; j + 1 < s.used; ++j) {
-    unsigned long long a = kNone, b = kNone;
-#pragma unroll
-    for (int q = 0; q < kNodes / 32; ++q) keep_two(a, b, s.key[q * 32 + lane]);
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      const unsigned long long x = __shfl_xor_sync(~0u, a, o), y = __shfl_xor_sync(~0u, b, o);
-      keep_two(a, b, x);
-      keep_two(a, b, y);
-    }
-    if (lane == 0) tree_merge(s, a, b, 256 + j);
-    __syncwarp();
+  const int t = static_cast<int>(threadIdx.x);
+  const unsigned long long mine = s.key[t];
+  if (mine != kNone) {
+    int rank = 0;
+    for (int i = 0; i < 256; ++i) rank += s.key[i] < mine ? 1 : 0;
+    sorted[rank] = static_cast<short>(t);
   }
+  __syncthreads();
+  if (t == 0) {
+    const int used = s.used;
+    int leaf = 0, front = 0;
+    auto take = [&](int created) -> unsigned long long {
+      const unsigned long long l = leaf < used ? s.key[sorted[leaf]] : kNone;
+      const unsigned long long q = front < created ? internal[front] : kNone;
+      if (l < q) {
+        ++leaf;
+        return l;
+      }
+      ++front;
+      return q;
+    };
+    for (int j = 0; j + 1 < used; ++j) {
+      const unsigned long long a = take(j), b = take(j);
+      const int node = 256 + j;
+      internal[j] = (((a >> 9) + (b >> 9)) << 9) | static_cast<unsigned>(node);
+      s.parent[a & 511u] = static_cast<short>(node);
+      s.parent[b & 511u] = static_cast<short>(node);
+    }
+  }
+  __syncthreads();
   tree_lengths(s, lengths, depth);
 }
 
@@ -362,7 +384,7 @@ void histogram(Variant v, const std::uint8_t* d_in, std::size_t n, std::uint64_t
 void tree(Variant v, const std::uint64_t* d_hist, std::uint8_t* d_lengths, std::uint32_t* d_depth, cudaStream_t stream) {
   PARCOMP_NVTX_RANGE("huffman::tree");
   if (v == Variant::paper) tree_block_kernel<<<1, kPaperThreads, 0, stream>>>(d_hist, d_lengths, d_depth);
-  else tree_warp_kernel<<<1, 32, 0, stream>>>(d_hist, d_lengths, d_depth);
+  else tree_queues_kernel<<<1, 256, 0, stream>>>(d_hist, d_lengths, d_depth);
   PARCOMP_CHECK_LAUNCH();
 }
 

@@ -9,7 +9,8 @@
 //          encoding in 4096-symbol blocks of 128 threads (32 codewords a thread), each block a
 //          byte-aligned bit array, offsets by scans across blocks and threads, block sizes kept;
 //          decoding by one thread per block, four bytes written at a time.
-//   fast   ours: CUB's histogram; the tree by one warp or on the host (both measured); encoding
+//   fast   ours: CUB's histogram; the tree by a rank sort of the leaves and a two-queue merge on
+//          the GPU, or on the host (both measured); encoding
 //          and decoding by PAVLE's gpu.fast encoder and index-driven decoder (kernels/vle), the
 //          same codeword tables and bit layout.
 // The code (both variants, and the serial reference): the tree's code lengths with deterministic
@@ -43,7 +44,8 @@ void histogram(Variant v, const std::uint8_t* d_in, std::size_t n, std::uint64_t
 
 // ---- tree -------------------------------------------------------------------------------------
 // The unlimited tree's code lengths (d_lengths[256]) and its depth (*d_depth), on the GPU:
-// paper = one block of 128 threads, fast = one warp. Bit-identical to
+// paper = one block of 128 threads searching per merge, fast = sorted leaves and two queues.
+// Bit-identical to
 // reference::huffman_lengths_unlimited.
 void tree(Variant v, const std::uint64_t* d_hist, std::uint8_t* d_lengths, std::uint32_t* d_depth, cudaStream_t stream);
 
