@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(kPaperThreads) tree_block_kernel(const std::ui
 __global__ void __launch_bounds__(256) tree_queues_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
                                                           std::uint32_t* depth) {
   __shared__ TreeShared s;
-  __shared__ short sorted[256];
+  __shared__ unsigned long long leaves[256];  // used leaves' keys, ascending
   __shared__ unsigned long long internal[256];
   if (threadIdx.x == 0) *depth = 0;
   tree_init(hist, s);
@@ -160,26 +160,33 @@ __global__ void __launch_bounds__(256) tree_queues_kernel(const std::uint64_t* h
   if (mine != kNone) {
     int rank = 0;
     for (int i = 0; i < 256; ++i) rank += s.key[i] < mine ? 1 : 0;
-    sorted[rank] = static_cast<short>(t);
+    leaves[rank] = mine;
   }
   __syncthreads();
   if (t == 0) {
+    // The queue fronts stay in registers; each take reads at most one new front.
     const int used = s.used;
     int leaf = 0, front = 0;
+    unsigned long long lk = used > 0 ? leaves[0] : kNone, qk = kNone;
     auto take = [&](int created) -> unsigned long long {
-      const unsigned long long l = leaf < used ? s.key[sorted[leaf]] : kNone;
-      const unsigned long long q = front < created ? internal[front] : kNone;
-      if (l < q) {
+      unsigned long long r;
+      if (lk < qk) {
+        r = lk;
         ++leaf;
-        return l;
+        lk = leaf < used ? leaves[leaf] : kNone;
+      } else {
+        r = qk;
+        ++front;
+        qk = front < created ? internal[front] : kNone;
       }
-      ++front;
-      return q;
+      return r;
     };
     for (int j = 0; j + 1 < used; ++j) {
       const unsigned long long a = take(j), b = take(j);
       const int node = 256 + j;
-      internal[j] = (((a >> 9) + (b >> 9)) << 9) | static_cast<unsigned>(node);
+      const unsigned long long key = (((a >> 9) + (b >> 9)) << 9) | static_cast<unsigned>(node);
+      internal[j] = key;
+      if (front == j) qk = key;  // the internal queue was empty
       s.parent[a & 511u] = static_cast<short>(node);
       s.parent[b & 511u] = static_cast<short>(node);
     }
