@@ -23,8 +23,11 @@ def table(res: common.Results, experiment: str, n: int | None = None) -> str:
         raise SystemExit(f"{res.path}: no results for {experiment}")
     variants = sorted({r.variant for r in rows}, key=lambda v: (not v.startswith("cpu"), v))
     gpu_variants = [v for v in variants if v.startswith("gpu")]
-    head = ["dataset"] + [f"{v} GB/s" for v in variants] + [f"{v} speedup" for v in gpu_variants] + \
-           [f"{v} bw_util" for v in gpu_variants]
+    # Speedup columns only against a serial baseline; bw_util only where measured.
+    speedup_variants = gpu_variants if "cpu.serial" in variants else []
+    bw_variants = [v for v in gpu_variants if any(r.variant == v and "bw_util" in r.counters for r in rows)]
+    head = ["dataset"] + [f"{v} GB/s" for v in variants] + [f"{v} speedup" for v in speedup_variants] + \
+           [f"{v} bw_util" for v in bw_variants]
     lines = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
     sizes = set()
     for dataset in sorted({r.dataset for r in rows}, key=common._dataset_order):
@@ -34,12 +37,28 @@ def table(res: common.Results, experiment: str, n: int | None = None) -> str:
         cpu = by.get("cpu.serial")
         cells = [dataset]
         cells += [common.fmt_num(by[v].bytes_per_second / 1e9) if v in by else "-" for v in variants]
-        cells += [f"{common.fmt_num(cpu.seconds / by[v].seconds)}x" if v in by and cpu else "-" for v in gpu_variants]
+        cells += [f"{common.fmt_num(cpu.seconds / by[v].seconds)}x" if v in by and cpu else "-" for v in speedup_variants]
         cells += [f"{by[v].counters['bw_util']:.2f}" if v in by and "bw_util" in by[v].counters else "-"
-                  for v in gpu_variants]
+                  for v in bw_variants]
         lines.append(f"| {' | '.join(cells)} |")
     lines.append("")
     lines.append(footer(res, f"n = {sizes.pop()} elements. " if len(sizes) == 1 else ""))
+    return "\n".join(lines)
+
+
+def times_table(res: common.Results, experiment: str) -> str:
+    """Median time per call (us) per dataset and variant: for steps whose rate means little."""
+    rows = res.select(experiment)
+    if not rows:
+        raise SystemExit(f"{res.path}: no results for {experiment}")
+    variants = sorted({r.variant for r in rows}, key=lambda v: (not v.startswith("cpu"), v))
+    lines = ["| dataset | " + " | ".join(f"{v} (us)" for v in variants) + " |", "|" + "---|" * (len(variants) + 1)]
+    for dataset in sorted({r.dataset for r in rows}, key=common._dataset_order):
+        by = {r.variant: r for r in rows if r.dataset == dataset}
+        lines.append(f"| {dataset} | " + " | ".join(common.fmt_num(by[v].seconds * 1e6) if v in by else "-"
+                                                    for v in variants) + " |")
+    lines.append("")
+    lines.append(footer(res, "Median time per call in microseconds. "))
     return "\n".join(lines)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""thesis.fig4_7: Huffman encoding time per step (histogram, tree, encode), stacked, per dataset:
+"""thesis.fig4_7: Huffman encoding time per step (histogram, tree, encode) as shares of the total, per dataset:
 the thesis's kernels (gpu.paper.*) and ours (gpu.fast.*, with the GPU tree; the host tree beside).
 Usage: python3 plots/thesis_fig4_7.py RESULT.json [--out plots/out]"""
 import sys
@@ -30,23 +30,24 @@ def figure(res, experiment, out, paper_note, **_):
     datasets = sorted({r.dataset for r in rows}, key=common._dataset_order)
     fig, axes = plt.subplots(1, len(STACKS), figsize=(5 * len(STACKS), 4.5), squeeze=False, sharey=True)
     for ax, (stack, steps) in zip(axes[0], STACKS.items()):
+        times = {step: [by[(d, step)].seconds * 1e3 if (d, step) in by else 0.0 for d in datasets] for step in steps}
+        totals = [sum(times[step][k] for step in steps) for k in range(len(datasets))]
         bottoms = [0.0] * len(datasets)
         for step in steps:
             label = step.split(".")[-1]
-            ys = [by[(d, step)].seconds * 1e3 if (d, step) in by else 0.0 for d in datasets]
-            ax.bar(range(len(datasets)), ys, bottom=bottoms, color=STEP_COLORS.get(label, "grey"), label=label)
-            bottoms = [b + y for b, y in zip(bottoms, ys)]
-        for k, total in enumerate(bottoms):
-            tree = next((by[(datasets[k], s)].seconds * 1e3 for s in steps if "tree" in s and (datasets[k], s) in by), 0.0)
+            shares = [100 * t / total if total > 0 else 0.0 for t, total in zip(times[step], totals)]
+            ax.bar(range(len(datasets)), shares, bottom=bottoms, color=STEP_COLORS.get(label, "grey"), label=label)
+            bottoms = [b + y for b, y in zip(bottoms, shares)]
+        for k, total in enumerate(totals):
             if total > 0:
-                ax.text(k, total, f"tree {100 * tree / total:.0f}%", ha="center", va="bottom", fontsize=7)
+                ax.text(k, 101, f"{total:.3g} ms", ha="center", va="bottom", fontsize=7)
         ax.set_xticks(range(len(datasets)))
         ax.set_xticklabels(datasets, rotation=30, ha="right", fontsize=8)
         ax.set_title(stack, fontsize=10)
-        ax.set_yscale("log")
-        ax.grid(True, axis="y", which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    axes[0][0].set_ylabel("time (ms), stacked")
+        ax.set_ylim(0, 112)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    axes[0][0].set_ylabel("share of the Huffman encoding time (%); total above")
     return common.save_figure(fig, res, experiment, out, paper_note)
 
 

@@ -173,6 +173,8 @@ def build(root: Path = ROOT) -> str:
                     out.append(summary.table(res, eid, int(arg) if arg else None))
                 elif kind == "sweep":
                     out.append(summary.sweep_table(res, arg or eid))
+                elif kind == "times":
+                    out.append(summary.times_table(res, arg or eid))
                 else:
                     raise ReportError(f"{notes[eid].name}: unknown table kind {kind}")
                 out.append("")
