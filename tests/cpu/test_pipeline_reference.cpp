@@ -1,0 +1,77 @@
+// The container format and the CPU reference pipeline: round trips, and every damaged container
+// (flipped bits, truncation, wrong sizes) is a CorruptDataError, never a crash or wrong output.
+#include "datasets/synthetic.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/pipeline/container.hpp"
+#include "reference/pipeline.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace {
+using namespace parcomp;
+
+std::vector<std::uint8_t> text(std::size_t n, std::uint64_t seed) {
+  // Words from a small vocabulary: repeats like real text.
+  static const char* words[] = {"the ", "of ", "parallel ", "compression ", "block ", "GPU ", "sort ", "and\n"};
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> out;
+  while (out.size() < n) {
+    const std::string w = words[rng() % 8];
+    out.insert(out.end(), w.begin(), w.end());
+  }
+  out.resize(n);
+  return out;
+}
+
+TEST(Pipeline, RoundTrips) {
+  const std::vector<std::vector<std::uint8_t>> inputs = {
+      {}, {'x'}, std::vector<std::uint8_t>(70000, 'a'), text(200003, 1), datasets::bytes_with_entropy(150001, 8.0, 2),
+      datasets::bytes_with_entropy(99999, 1.0, 3)};
+  for (const auto& in : inputs) {
+    for (const std::size_t block : {std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 20}) {
+      SCOPED_TRACE(::testing::Message() << "n " << in.size() << " block " << block);
+      const auto file = reference::pipeline_compress(in, block);
+      EXPECT_EQ(reference::pipeline_decompress(file), in);
+      const auto layout = pipeline::parse(file);
+      EXPECT_EQ(layout.config, pipeline::Config::paper);
+      EXPECT_EQ(layout.blocks.size(), (in.size() + block - 1) / block);
+    }
+  }
+}
+
+TEST(Pipeline, CompressesText) {
+  const auto in = text(1 << 20, 4);
+  const auto file = reference::pipeline_compress(in, 1 << 20);
+  // Huffman spends at least one bit per symbol (no zero-run coding yet, unlike bzip2): above 1/8.
+  EXPECT_LT(file.size(), in.size() / 4) << "BWT + MTF + Huffman should shrink repetitive text";
+}
+
+TEST(Pipeline, DamagedContainersAreErrors) {
+  const auto in = text(300001, 5);
+  const auto file = reference::pipeline_compress(in, 65536);
+  std::mt19937_64 rng(std::random_device{}());
+  for (int k = 0; k < 300; ++k) {
+    auto bad = file;
+    const std::size_t bit = rng() % (bad.size() * 8);
+    bad[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+    SCOPED_TRACE(::testing::Message() << "flipped bit " << bit << " of " << bad.size() * 8);
+    EXPECT_THROW(reference::pipeline_decompress(bad), CorruptDataError);
+  }
+  for (const std::size_t keep : {std::size_t{0}, std::size_t{10}, std::size_t{31}, std::size_t{200}, file.size() / 2, file.size() - 1}) {
+    SCOPED_TRACE(::testing::Message() << "truncated to " << keep);
+    EXPECT_THROW(reference::pipeline_decompress(std::span(file).first(keep)), CorruptDataError);
+  }
+  auto longer = file;
+  longer.push_back(0);
+  EXPECT_THROW(reference::pipeline_decompress(longer), CorruptDataError);
+}
+
+TEST(Pipeline, Crc32KnownValue) {
+  const std::string s = "123456789";
+  EXPECT_EQ(pipeline::crc32(std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size())), 0xCBF43926u);
+}
+
+}  // namespace
