@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   register_pavle();
   register_bwt();
   register_huffman();
+  register_pipeline();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +

@@ -59,5 +59,6 @@ void register_mtf();
 void register_pavle();
 void register_bwt();
 void register_huffman();
+void register_pipeline();
 
 }  // namespace parcomp::bench

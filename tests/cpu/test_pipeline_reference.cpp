@@ -58,7 +58,11 @@ TEST(Pipeline, DamagedContainersAreErrors) {
     const std::size_t bit = rng() % (bad.size() * 8);
     bad[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
     SCOPED_TRACE(::testing::Message() << "flipped bit " << bit << " of " << bad.size() * 8);
-    EXPECT_THROW(reference::pipeline_decompress(bad), CorruptDataError);
+    // An error, or (a flipped padding bit after a block's last codeword) the original bytes.
+    try {
+      EXPECT_EQ(reference::pipeline_decompress(bad), in) << "a damaged container decoded to wrong output";
+    } catch (const CorruptDataError&) {
+    }
   }
   for (const std::size_t keep : {std::size_t{0}, std::size_t{10}, std::size_t{31}, std::size_t{200}, file.size() / 2, file.size() - 1}) {
     SCOPED_TRACE(::testing::Message() << "truncated to " << keep);

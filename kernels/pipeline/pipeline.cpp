@@ -1,0 +1,422 @@
+// The GPU pipeline: stage calls, per-block codes, container assembly and checks. See pipeline.hpp.
+#include "pipeline.hpp"
+
+#include "../bwt/bwt.hpp"
+#include "../common/cuda_check.hpp"
+#include "../common/device_buffer.hpp"
+#include "../common/nvtx.hpp"
+#include "../huffman/huffman.hpp"
+#include "../mtf/mtf.hpp"
+#include "../vle/vle.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace parcomp::pipeline {
+
+static_assert(kStride == bwt::kSampleStride && kStride == vle::kIndexStride, "one stride for samples and index");
+static_assert(kHuffmanBlockSymbols == huffman::kBlockSymbols, "paper payload granularity");
+
+namespace {
+
+constexpr int kMaxLength = huffman::kMaxCodeLength;
+
+class Events {
+ public:
+  Events() {
+    for (auto& e : e_) PARCOMP_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~Events() {
+    for (auto& e : e_) PARCOMP_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  void record(int i, cudaStream_t s) { PARCOMP_CUDA_CHECK(cudaEventRecord(e_[i], s)); }
+  double seconds(int a, int b) {
+    float ms = 0;
+    PARCOMP_CUDA_CHECK(cudaEventSynchronize(e_[b]));
+    PARCOMP_CUDA_CHECK(cudaEventElapsedTime(&ms, e_[a], e_[b]));
+    return ms / 1e3;
+  }
+
+ private:
+  cudaEvent_t e_[4]{};
+};
+
+bwt::Variant bwt_variant(Config c) { return c == Config::paper ? bwt::Variant::paper : bwt::Variant::fast; }
+mtf::Variant mtf_variant(Config c) { return c == Config::paper ? mtf::Variant::paper : mtf::Variant::fast; }
+huffman::Variant huffman_variant(Config c) { return c == Config::paper ? huffman::Variant::paper : huffman::Variant::fast; }
+
+mtf::Config mtf_config(Config c, mtf::Direction d, std::size_t block) {
+  mtf::Config m = mtf::default_config(mtf_variant(c), d);
+  m.segment_bytes = block;
+  return m;
+}
+
+std::size_t len_of(std::size_t n, std::size_t block, std::size_t b) { return std::min(block, n - b * block); }
+std::size_t strides(std::size_t len) { return (len + kStride - 1) / kStride; }
+std::size_t arrays_of(std::size_t len) { return (len + kHuffmanBlockSymbols - 1) / kHuffmanBlockSymbols; }
+
+void check_block_size(std::size_t block) {
+  if (block == 0 || block > bwt::kMaxBlockBytes || block % 16 != 0)
+    throw ContractError("pipeline (GPU): block size must be a multiple of 16 up to " + std::to_string(bwt::kMaxBlockBytes) +
+                        ", got " + std::to_string(block));
+}
+
+}  // namespace
+
+// ---- compression ------------------------------------------------------------------------------
+
+struct GpuCompressor::State {
+  Config config;
+  std::size_t n, block, blocks;
+  std::vector<std::uint32_t> crcs;
+  DeviceBuffer<std::uint8_t> in, last, moved, lengths;
+  DeviceBuffer<std::uint32_t> primary, samples, depth, tables, sizes, words;
+  DeviceBuffer<std::uint64_t> hist, totals, bits, index;
+  DeviceBuffer<std::uint8_t> arrays;
+  DeviceBytes bwt_scratch, mtf_scratch, hist_scratch, enc_scratch;
+  std::vector<huffman::Code> codes;
+  std::size_t array_cap = 0, word_cap = 0;
+  Events events;
+};
+
+GpuCompressor::GpuCompressor(Config config, std::size_t n, std::size_t block) : s_(std::make_unique<State>()) {
+  check_block_size(block);
+  State& s = *s_;
+  s.config = config;
+  s.n = n;
+  s.block = block;
+  s.blocks = (n + block - 1) / block;
+  const std::size_t m = std::max<std::size_t>(n, 1), nb = std::max<std::size_t>(s.blocks, 1);
+  s.in = DeviceBuffer<std::uint8_t>(m);
+  s.last = DeviceBuffer<std::uint8_t>(m);
+  s.moved = DeviceBuffer<std::uint8_t>(m);
+  s.primary = DeviceBuffer<std::uint32_t>(nb);
+  s.samples = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(bwt::sample_entries(n, block), 1));
+  s.hist = DeviceBuffer<std::uint64_t>(256 * nb);
+  s.lengths = DeviceBuffer<std::uint8_t>(256 * nb);
+  s.depth = DeviceBuffer<std::uint32_t>(nb);
+  s.tables = DeviceBuffer<std::uint32_t>(256 * nb);
+  s.bwt_scratch = DeviceBytes(bwt::forward_scratch_bytes(bwt_variant(config), n, block));
+  s.mtf_scratch = DeviceBytes(mtf::scratch_bytes(mtf_variant(config), mtf::Direction::forward, n,
+                                                 mtf_config(config, mtf::Direction::forward, block)));
+  const std::size_t b0 = std::min(n, block);
+  s.hist_scratch = DeviceBytes(huffman::histogram_scratch_bytes(huffman_variant(config), b0));
+  if (config == Config::paper) {
+    s.array_cap = huffman::paper_output_bytes(block, kMaxLength);
+    s.arrays = DeviceBuffer<std::uint8_t>(s.array_cap * nb);
+    s.sizes = DeviceBuffer<std::uint32_t>(arrays_of(block) * nb);
+    s.totals = DeviceBuffer<std::uint64_t>(nb);
+    s.enc_scratch = DeviceBytes(huffman::paper_encode_scratch_bytes(block));
+  } else {
+    s.word_cap = vle::output_words(block, kMaxLength);
+    s.words = DeviceBuffer<std::uint32_t>(s.word_cap * nb);
+    s.bits = DeviceBuffer<std::uint64_t>(nb);
+    s.index = DeviceBuffer<std::uint64_t>(strides(block) * nb);
+    s.enc_scratch = DeviceBytes(vle::scratch_bytes(vle::Config{vle::Kernel::fast}, block));
+  }
+}
+
+GpuCompressor::~GpuCompressor() = default;
+
+void GpuCompressor::upload(std::span<const std::uint8_t> in, cudaStream_t stream) {
+  State& s = *s_;
+  if (in.size() != s.n) throw ContractError("GpuCompressor::upload: input size differs from the constructed size");
+  s.crcs.resize(s.blocks);
+  for (std::size_t b = 0; b < s.blocks; ++b) s.crcs[b] = crc32(in.subspan(b * s.block, len_of(s.n, s.block, b)));
+  if (!in.empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.in.data(), in.data(), in.size(), cudaMemcpyHostToDevice, stream));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+const std::uint8_t* GpuCompressor::device_input() const { return s_->in.data(); }
+
+StageTimes GpuCompressor::run(cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("pipeline::compress");
+  State& s = *s_;
+  StageTimes t;
+  if (s.n == 0) return t;
+  const bool fast = s.config == Config::fast;
+  s.events.record(0, stream);
+  bwt::forward(bwt_variant(s.config), s.in.data(), s.n, s.block, s.last.data(), s.primary.data(),
+               fast ? s.samples.data() : nullptr, s.bwt_scratch.data(), s.bwt_scratch.size_bytes(), stream);
+  s.events.record(1, stream);
+  mtf::transform(mtf_variant(s.config), mtf::Direction::forward, s.last.data(), s.n, s.moved.data(), s.mtf_scratch.data(),
+                 s.mtf_scratch.size_bytes(), mtf_config(s.config, mtf::Direction::forward, s.block), stream);
+  s.events.record(2, stream);
+  const auto hv = huffman_variant(s.config);
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    const std::size_t len = len_of(s.n, s.block, b);
+    huffman::histogram(hv, s.moved.data() + b * s.block, len, s.hist.data() + 256 * b, s.hist_scratch.data(),
+                       s.hist_scratch.size_bytes(), stream);
+    huffman::tree(hv, s.hist.data() + 256 * b, s.lengths.data() + 256 * b, s.depth.data() + b, stream);
+  }
+  // Every block's code on the host at once; the tables back in one copy.
+  std::vector<std::uint8_t> lengths(256 * s.blocks);
+  std::vector<std::uint64_t> hist(256 * s.blocks);
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(lengths.data(), s.lengths.data(), lengths.size(), cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(hist.data(), s.hist.data(), hist.size() * 8, cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  s.codes.resize(s.blocks);
+  std::vector<std::uint32_t> tables(256 * s.blocks);
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    std::array<std::uint8_t, 256> l{};
+    reference::Histogram h{};
+    std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(256 * b), 256, l.begin());
+    std::copy_n(hist.begin() + static_cast<std::ptrdiff_t>(256 * b), 256, h.begin());
+    s.codes[b] = huffman::code_from_lengths(l, h);
+    std::copy_n(s.codes[b].packed.entries, 256, tables.begin() + static_cast<std::ptrdiff_t>(256 * b));
+  }
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.tables.data(), tables.data(), tables.size() * 4, cudaMemcpyHostToDevice, stream));
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    const std::size_t len = len_of(s.n, s.block, b);
+    const int max_length = std::max(1, s.codes[b].packed.max_length);
+    if (!fast) {
+      huffman::encode_paper(s.moved.data() + b * s.block, len, s.tables.data() + 256 * b, max_length,
+                            s.arrays.data() + b * s.array_cap, s.array_cap, s.sizes.data() + b * arrays_of(s.block),
+                            s.totals.data() + b, s.enc_scratch.data(), s.enc_scratch.size_bytes(), stream);
+    } else {
+      vle::encode(vle::Config{vle::Kernel::fast}, s.moved.data() + b * s.block, len, s.tables.data() + 256 * b, max_length,
+                  s.words.data() + b * s.word_cap, s.word_cap, s.bits.data() + b, s.enc_scratch.data(),
+                  s.enc_scratch.size_bytes(), stream, s.index.data() + b * strides(s.block));
+    }
+  }
+  s.events.record(3, stream);
+  t.bwt = s.events.seconds(0, 1);
+  t.mtf = s.events.seconds(1, 2);
+  t.huffman = s.events.seconds(2, 3);
+  return t;
+}
+
+std::vector<std::uint8_t> GpuCompressor::container(cudaStream_t stream) {
+  State& s = *s_;
+  const bool fast = s.config == Config::fast;
+  Layout layout;
+  layout.config = s.config;
+  layout.block_bytes = static_cast<std::uint32_t>(s.block);
+  layout.original_bytes = s.n;
+  layout.blocks.resize(s.blocks);
+  std::vector<std::vector<std::uint8_t>> payloads(s.blocks);
+  if (s.n == 0) return assemble(std::move(layout), payloads);
+  std::vector<std::uint32_t> primary(s.blocks), samples;
+  std::vector<std::uint64_t> sizes_or_bits(s.blocks);
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(primary.data(), s.primary.data(), s.blocks * 4, cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(sizes_or_bits.data(), fast ? s.bits.data() : s.totals.data(), s.blocks * 8,
+                                     cudaMemcpyDeviceToHost, stream));
+  if (fast) {
+    samples.resize(bwt::sample_entries(s.n, s.block));
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(samples.data(), s.samples.data(), samples.size() * 4, cudaMemcpyDeviceToHost, stream));
+  }
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    const std::size_t len = len_of(s.n, s.block, b);
+    BlockEntry& e = layout.blocks[b];
+    e.original_bytes = static_cast<std::uint32_t>(len);
+    e.primary = primary[b];
+    e.crc = s.crcs[b];
+    e.lengths = s.codes[b].lengths;
+    std::vector<std::uint8_t>& p = payloads[b];
+    if (!fast) {
+      std::vector<std::uint32_t> sizes(arrays_of(len));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), s.sizes.data() + b * arrays_of(s.block), sizes.size() * 4,
+                                         cudaMemcpyDeviceToHost, stream));
+      put_u32s(p, sizes);
+      const std::size_t head = p.size();
+      p.resize(head + sizes_or_bits[b]);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(p.data() + head, s.arrays.data() + b * s.array_cap, sizes_or_bits[b],
+                                         cudaMemcpyDeviceToHost, stream));
+    } else {
+      const std::size_t k = strides(len);
+      std::vector<std::uint64_t> index(k);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(index.data(), s.index.data() + b * strides(s.block), k * 8, cudaMemcpyDeviceToHost, stream));
+      const std::size_t nwords = (sizes_or_bits[b] + 31) / 32;
+      std::vector<std::uint32_t> words(nwords);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(words.data(), s.words.data() + b * s.word_cap, nwords * 4, cudaMemcpyDeviceToHost, stream));
+      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      put_u32s(p, std::span(samples).subspan(b * bwt::samples_per_block(s.block), k));
+      put_u64s(p, index);
+      put_u64s(p, std::span(&sizes_or_bits[b], 1));
+      put_u32s(p, words);
+    }
+  }
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return assemble(std::move(layout), payloads);
+}
+
+// ---- decompression ----------------------------------------------------------------------------
+
+struct GpuDecompressor::State {
+  std::vector<std::uint8_t> file;
+  Layout layout;
+  std::size_t n = 0, block = 0, blocks = 0;
+  DeviceBuffer<std::uint8_t> d_file, moved, last, out;
+  DeviceBuffer<std::uint32_t> sizes, words, primary, samples, status;
+  DeviceBuffer<std::uint64_t> index, bits;
+  DeviceBuffer<vle::DecodeTable> tables;
+  DeviceBytes dec_scratch, mtf_scratch, bwt_scratch;
+  std::vector<std::size_t> data_offset;  // paper: each block's arrays in d_file
+  std::size_t word_cap = 0;
+  Events events;
+};
+
+GpuDecompressor::GpuDecompressor(std::span<const std::uint8_t> file) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.file.assign(file.begin(), file.end());
+  s.layout = parse(s.file);
+  s.n = s.layout.original_bytes;
+  s.block = s.layout.block_bytes;
+  s.blocks = s.layout.blocks.size();
+  check_block_size(s.block);
+}
+
+GpuDecompressor::~GpuDecompressor() = default;
+std::size_t GpuDecompressor::original_bytes() const { return s_->n; }
+
+void GpuDecompressor::load(cudaStream_t stream) {
+  State& s = *s_;
+  const bool fast = s.layout.config == Config::fast;
+  const std::size_t m = std::max<std::size_t>(s.n, 1), nb = std::max<std::size_t>(s.blocks, 1);
+  s.d_file = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(s.file.size(), 1));
+  s.moved = DeviceBuffer<std::uint8_t>(m);
+  s.last = DeviceBuffer<std::uint8_t>(m);
+  s.out = DeviceBuffer<std::uint8_t>(m);
+  s.primary = DeviceBuffer<std::uint32_t>(nb);
+  s.samples = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(bwt::sample_entries(s.n, s.block), 1));
+  s.status = DeviceBuffer<std::uint32_t>(2 * nb);
+  s.tables = DeviceBuffer<vle::DecodeTable>(nb);
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.d_file.data(), s.file.data(), s.file.size(), cudaMemcpyHostToDevice, stream));
+  std::vector<vle::DecodeTable> tables(s.blocks);
+  std::vector<std::uint32_t> primary(s.blocks), samples(bwt::sample_entries(s.n, s.block), 0);
+  std::vector<std::uint64_t> bits(s.blocks);
+  if (fast) {
+    s.word_cap = vle::output_words(s.block, 24);
+    s.words = DeviceBuffer<std::uint32_t>(s.word_cap * nb);
+    s.index = DeviceBuffer<std::uint64_t>(strides(s.block) * nb);
+    s.bits = DeviceBuffer<std::uint64_t>(nb);
+    s.dec_scratch = DeviceBytes(0);
+  } else {
+    s.sizes = DeviceBuffer<std::uint32_t>(arrays_of(s.block) * nb);
+    s.dec_scratch = DeviceBytes(huffman::paper_decode_scratch_bytes(s.block));
+    s.data_offset.resize(s.blocks);
+  }
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    const BlockEntry& e = s.layout.blocks[b];
+    const std::string name = "parcomp container: block " + std::to_string(b) + ": ";
+    primary[b] = e.primary;
+    if (reference::kraft_sum_scaled(e.lengths) > (std::uint64_t{1} << 32)) throw CorruptDataError(name + "code lengths are not a prefix code");
+    const auto table = reference::canonical_codes(e.lengths);
+    std::array<std::uint32_t, 256> codes{};
+    for (int c = 0; c < 256; ++c) codes[c] = table[c].bits;
+    try {
+      tables[b] = vle::make_decode_table(codes, e.lengths);
+    } catch (const ContractError& x) {
+      throw CorruptDataError(name + x.what());
+    }
+    const auto payload = std::span<const std::uint8_t>(s.file).subspan(e.payload_offset, e.payload_bytes);
+    if (fast) {
+      const FastPayload p = split_fast(payload, e.original_bytes, b);
+      if (p.words_raw.size() / 4 > s.word_cap) throw CorruptDataError(name + "stream longer than any code allows");
+      std::copy(p.samples.begin(), p.samples.end(), samples.begin() + static_cast<std::ptrdiff_t>(b * bwt::samples_per_block(s.block)));
+      bits[b] = p.bits;
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.index.data() + b * strides(s.block), p.index.data(), p.index.size() * 8,
+                                         cudaMemcpyHostToDevice, stream));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.words.data() + b * s.word_cap,
+                                         s.d_file.data() + (p.words_raw.data() - s.file.data()), p.words_raw.size(),
+                                         cudaMemcpyDeviceToDevice, stream));
+      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));  // p.index is host memory of this iteration
+    } else {
+      const PaperPayload p = split_paper(payload, e.original_bytes, b);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.sizes.data() + b * arrays_of(s.block),
+                                         s.d_file.data() + (p.sizes_raw.data() - s.file.data()), p.sizes_raw.size(),
+                                         cudaMemcpyDeviceToDevice, stream));
+      s.data_offset[b] = static_cast<std::size_t>(p.data.data() - s.file.data());
+    }
+  }
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.tables.data(), tables.data(), tables.size() * sizeof(vle::DecodeTable),
+                                     cudaMemcpyHostToDevice, stream));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.primary.data(), primary.data(), primary.size() * 4, cudaMemcpyHostToDevice, stream));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.samples.data(), samples.data(), samples.size() * 4, cudaMemcpyHostToDevice, stream));
+  if (fast) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.bits.data(), bits.data(), bits.size() * 8, cudaMemcpyHostToDevice, stream));
+  const bwt::ReverseConfig rc{fast ? bwt::Variant::fast : bwt::Variant::paper, 4096};
+  const auto mv = fast ? mtf::Variant::fast : mtf::Variant::paper;
+  s.mtf_scratch = DeviceBytes(mtf::scratch_bytes(mv, mtf::Direction::reverse, s.n,
+                                                 mtf_config(s.layout.config, mtf::Direction::reverse, s.block)));
+  s.bwt_scratch = DeviceBytes(bwt::reverse_scratch_bytes(rc, s.n, s.block));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+StageTimes GpuDecompressor::run(cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("pipeline::decompress");
+  State& s = *s_;
+  StageTimes t;
+  if (s.n == 0) return t;
+  const bool fast = s.layout.config == Config::fast;
+  s.events.record(0, stream);
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    const BlockEntry& e = s.layout.blocks[b];
+    std::uint8_t* dst = s.moved.data() + b * s.block;
+    if (fast) {
+      vle::decode(s.words.data() + b * s.word_cap, s.word_cap, s.bits.data() + b, s.index.data() + b * strides(s.block),
+                  e.original_bytes, s.tables.data() + b, dst, s.status.data() + 2 * b, stream);
+    } else {
+      huffman::decode_paper(s.d_file.data() + s.data_offset[b], e.payload_bytes - 4 * arrays_of(e.original_bytes),
+                            s.sizes.data() + b * arrays_of(s.block), e.original_bytes, s.tables.data() + b, dst,
+                            s.status.data() + 2 * b, s.dec_scratch.data(), s.dec_scratch.size_bytes(), stream);
+    }
+  }
+  for (std::size_t b = 0; b < s.blocks; ++b) {
+    try {
+      if (fast) vle::check_decode_status(s.status.data() + 2 * b, stream);
+      else huffman::check_decode_status(s.status.data() + 2 * b, stream);
+    } catch (const CorruptDataError& x) {
+      throw CorruptDataError("parcomp container: block " + std::to_string(b) + ": " + x.what());
+    }
+  }
+  s.events.record(1, stream);
+  mtf::transform(fast ? mtf::Variant::fast : mtf::Variant::paper, mtf::Direction::reverse, s.moved.data(), s.n,
+                 s.last.data(), s.mtf_scratch.data(), s.mtf_scratch.size_bytes(),
+                 mtf_config(s.layout.config, mtf::Direction::reverse, s.block), stream);
+  s.events.record(2, stream);
+  const bwt::ReverseConfig rc{fast ? bwt::Variant::fast : bwt::Variant::paper, 4096};
+  try {
+    bwt::reverse(rc, s.last.data(), s.n, s.block, s.primary.data(), s.samples.data(), s.out.data(), s.bwt_scratch.data(),
+                 s.bwt_scratch.size_bytes(), stream);
+  } catch (const CorruptDataError& x) {
+    throw CorruptDataError(std::string("parcomp container: ") + x.what());
+  }
+  s.events.record(3, stream);
+  t.huffman = s.events.seconds(0, 1);
+  t.mtf = s.events.seconds(1, 2);
+  t.bwt = s.events.seconds(2, 3);
+  return t;
+}
+
+std::vector<std::uint8_t> GpuDecompressor::output(cudaStream_t stream) {
+  State& s = *s_;
+  std::vector<std::uint8_t> out(s.n);
+  if (s.n != 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(out.data(), s.out.data(), s.n, cudaMemcpyDeviceToHost, stream));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t b = 0; b < s.blocks; ++b)
+    if (crc32(std::span(out).subspan(b * s.block, len_of(s.n, s.block, b))) != s.layout.blocks[b].crc)
+      throw CorruptDataError("parcomp container: block " + std::to_string(b) + ": CRC-32 of the decoded block does not match");
+  return out;
+}
+
+std::vector<std::uint8_t> compress_gpu(Config config, std::span<const std::uint8_t> in, std::size_t block_bytes,
+                                       StageTimes* times) {
+  GpuCompressor c(config, in.size(), block_bytes);
+  c.upload(in, nullptr);
+  const StageTimes t = c.run(nullptr);
+  if (times) *times = t;
+  return c.container(nullptr);
+}
+
+std::vector<std::uint8_t> decompress_gpu(std::span<const std::uint8_t> file, StageTimes* times) {
+  GpuDecompressor d(file);
+  d.load(nullptr);
+  const StageTimes t = d.run(nullptr);
+  if (times) *times = t;
+  return d.output(nullptr);
+}
+
+}  // namespace parcomp::pipeline
