@@ -148,7 +148,9 @@ def build(root: Path = ROOT) -> str:
         eid = e["id"]
         gpus = ", ".join(measured.get(eid, [])) or "-"
         if eid in notes:
-            status = f"[reproduced](#{anchor(eid)})"
+            # A note may qualify its status (front matter "status: partial: ...").
+            label = front_matter(notes[eid].read_text())[0].get("status", ["reproduced"])[0]
+            status = f"[{label}](#{anchor(eid)})"
         elif eid in measured:
             status = "measured, no write-up yet"
         else:
