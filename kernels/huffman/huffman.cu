@@ -3,6 +3,7 @@
 #include "../common/launch.cuh"
 #include "../common/nvtx.hpp"
 #include "../common/scratch.hpp"
+#include "../common/widen.cuh"
 #include "../vle/decode_step.cuh"
 #include "huffman.hpp"
 
@@ -10,7 +11,6 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_scan.cuh>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <string>
@@ -268,12 +268,8 @@ __global__ void __launch_bounds__(kPaperThreads)
 
 // ---- paper decode ---------------------------------------------------------------------------
 
-constexpr std::uint32_t kBadCode = 1, kBadSize = 2;
-
-__device__ void report(std::uint32_t* status, std::uint32_t what, std::int64_t block) {
-  atomicOr(status, what);
-  atomicMin(status + 1, static_cast<std::uint32_t>(min(block, std::int64_t{0xFFFFFFFE})));
-}
+using vle::kBadCode;
+constexpr std::uint32_t kBadSize = vle::kBadLength;  // a block's bits do not fill exactly its bytes
 
 // One thread per block: walk its byte array, write four symbols at a time.
 __global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data_bytes, const std::uint32_t* sizes,
@@ -286,7 +282,7 @@ __global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data
   if (b >= blocks) return;
   const std::uint64_t begin = offsets[b], size = sizes[b];
   if (begin + size > data_bytes || begin + size < begin) {
-    report(status, kBadSize, b);
+    vle::report_damage(status, kBadSize, b);
     return;
   }
   const std::uint8_t* src = data + begin;
@@ -301,14 +297,11 @@ __global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data
       ++pos;
       avail += 8;
     }
-    std::uint32_t symbol, length;
-    if (!vle::decode_symbol(t, buf, symbol, length)) {
-      report(status, kBadCode, b);
+    std::uint32_t symbol;
+    if (!vle::decode_next(t, buf, avail, used, symbol)) {
+      vle::report_damage(status, kBadCode, b);
       return;
     }
-    buf <<= length;
-    avail -= static_cast<int>(length);
-    used += length;
     pack |= symbol << (8 * (i & 3));
     if ((i & 3) == 3) {
       reinterpret_cast<std::uint32_t*>(out + first)[i >> 2] = pack;
@@ -316,14 +309,8 @@ __global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data
     }
   }
   for (int i = count & ~3; i < count; ++i) out[first + i] = static_cast<std::uint8_t>(pack >> (8 * (i & 3)));
-  if ((used + 7) / 8 != size) report(status, kBadSize, b);
+  if ((used + 7) / 8 != size) vle::report_damage(status, kBadSize, b);
 }
-
-// Block sizes read as 64-bit values, so that the offsets never overflow.
-struct ToU64 {
-  __host__ __device__ std::uint64_t operator()(std::uint32_t x) const { return x; }
-};
-auto wide(const std::uint32_t* p) { return thrust::make_transform_iterator(p, ToU64{}); }
 
 struct Scratch {
   std::uint64_t* offsets;
@@ -334,7 +321,7 @@ struct Scratch {
 Scratch carve_scan(ScratchCarver& c, std::size_t blocks) {
   Scratch s{};
   s.offsets = c.take<std::uint64_t>(blocks);
-  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, s.temp_bytes, wide(nullptr),
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, s.temp_bytes, widen(nullptr),
                                                    static_cast<std::uint64_t*>(nullptr), static_cast<std::int64_t>(blocks)));
   s.temp = c.take_bytes(s.temp_bytes);
   return s;
@@ -440,7 +427,7 @@ void encode_paper(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* 
   block_sizes_kernel<<<static_cast<unsigned>(blocks), kPaperThreads, 0, stream>>>(d_in, static_cast<std::int64_t>(n),
                                                                                    d_table, d_block_bytes);
   PARCOMP_CHECK_LAUNCH();
-  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, wide(d_block_bytes), s.offsets,
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, widen(d_block_bytes), s.offsets,
                                                    static_cast<std::int64_t>(blocks), stream));
   total_kernel<<<1, 1, 0, stream>>>(s.offsets, d_block_bytes, static_cast<std::int64_t>(blocks), d_total_bytes);
   PARCOMP_CHECK_LAUNCH();
@@ -465,7 +452,7 @@ void decode_paper(const std::uint8_t* d_data, std::size_t data_bytes, const std:
   const std::size_t blocks = block_count(n);
   ScratchCarver c(d_scratch, scratch_bytes);
   Scratch s = carve_scan(c, blocks);
-  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, wide(d_block_bytes), s.offsets,
+  PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, widen(d_block_bytes), s.offsets,
                                                    static_cast<std::int64_t>(blocks), stream));
   constexpr int kThreads = 64;
   block_decode_kernel<<<static_cast<unsigned>((blocks + kThreads - 1) / kThreads), kThreads, 0, stream>>>(

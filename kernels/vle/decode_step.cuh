@@ -27,6 +27,26 @@ __device__ __forceinline__ bool decode_symbol(const DecodeTable& t, std::uint64_
   return false;
 }
 
+// The next symbol of a bit window: decoded, and its bits consumed (window shifted, `avail` and
+// `used` updated). False when no codeword matches.
+__device__ __forceinline__ bool decode_next(const DecodeTable& t, std::uint64_t& window, int& avail, std::uint64_t& used,
+                                            std::uint32_t& symbol) {
+  std::uint32_t length;
+  if (!decode_symbol(t, window, symbol, length)) return false;
+  window <<= length;
+  avail -= static_cast<int>(length);
+  used += length;
+  return true;
+}
+
+// Decoders' status words: [0] the OR of the problems found, [1] the first damaged unit
+// (subsequence or block); initialised to {0, 0xFFFFFFFF} by the host.
+inline constexpr std::uint32_t kBadCode = 1, kBadLength = 2;
+__device__ __forceinline__ void report_damage(std::uint32_t* status, std::uint32_t what, std::int64_t unit) {
+  atomicOr(status, what);
+  atomicMin(status + 1, static_cast<std::uint32_t>(min(unit, std::int64_t{0xFFFFFFFE})));
+}
+
 // Copies the decode table into shared memory (the whole block takes part; synchronises).
 __device__ __forceinline__ void load_decode_table(const DecodeTable* global, DecodeTable& shared) {
   static_assert(sizeof(DecodeTable) % 4 == 0, "the table is copied in 32-bit words");

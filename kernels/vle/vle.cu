@@ -2,10 +2,10 @@
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
 #include "../common/scratch.hpp"
+#include "../common/widen.cuh"
 #include "vle_internal.hpp"
 
 #include <cub/device/device_scan.cuh>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <string>
 
@@ -39,13 +39,9 @@ struct Scratch {
   std::size_t scan_temp_bytes;
 };
 
-struct ToU64 {
-  __host__ __device__ std::uint64_t operator()(std::uint32_t x) const { return x; }
-};
-
 std::size_t scan_temp_bytes(std::size_t elements) {
   std::size_t bytes = 0;
-  const auto in = thrust::make_transform_iterator(static_cast<const std::uint32_t*>(nullptr), ToU64{});
+  const auto in = widen(nullptr);
   PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, static_cast<std::uint64_t*>(nullptr),
                                                    static_cast<std::int64_t>(elements)));
   return bytes;
@@ -53,7 +49,7 @@ std::size_t scan_temp_bytes(std::size_t elements) {
 
 void run_scan(const std::uint32_t* lengths, std::size_t elements, std::uint64_t* offsets, void* temp,
               std::size_t temp_bytes, cudaStream_t stream) {
-  const auto in = thrust::make_transform_iterator(lengths, ToU64{});
+  const auto in = widen(lengths);
   PARCOMP_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, offsets, static_cast<std::int64_t>(elements), stream));
 }
@@ -162,6 +158,23 @@ __device__ void element_aggregate(const std::uint8_t* in, const Geometry& g, con
   }
 }
 
+// An element's aggregates OR-ed into `target` (word `base` of the stream at target[0]) from the
+// element's scanned bit offset: the output step of every paper kernel.
+template <bool Shared, bool Cache>
+__device__ void write_element(const std::uint8_t* in, const Geometry& g, const std::uint32_t* table, const Scratch& s,
+                              std::int64_t e, std::uint32_t* target, std::int64_t base) {
+  std::uint64_t pos = s.offsets[e];
+  for (int d = 0; d < g.dpt; ++d) {
+    const std::int64_t w = e * g.dpt + d;
+    if (w >= g.words) break;
+    std::uint64_t bits;
+    int length;
+    element_aggregate<Shared, Cache>(in, g, table, s, w, bits, length);
+    put_bits(target, base, pos, bits, length);
+    pos += static_cast<std::uint64_t>(length);
+  }
+}
+
 // Phase 3, gm32: each thread ORs its aggregates straight into global memory.
 template <bool Shared, bool Cache>
 __global__ void output_global_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s,
@@ -170,16 +183,7 @@ __global__ void output_global_kernel(const std::uint8_t* in, Geometry g, const s
   const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
   const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= g.elements) return;
-  std::uint64_t pos = s.offsets[e];
-  for (int d = 0; d < g.dpt; ++d) {
-    const std::int64_t w = e * g.dpt + d;
-    if (w >= g.words) break;
-    std::uint64_t bits;
-    int length;
-    element_aggregate<Shared, Cache>(in, g, table, s, w, bits, length);
-    put_bits(out, 0, pos, bits, length);
-    pos += static_cast<std::uint64_t>(length);
-  }
+  write_element<Shared, Cache>(in, g, table, s, e, out, 0);
 }
 
 // Phase 3, sm32 / sm64huff: the block's output range is assembled in shared memory with shared
@@ -199,18 +203,7 @@ __global__ void output_shared_kernel(const std::uint8_t* in, Geometry g, const s
   for (int i = static_cast<int>(threadIdx.x); i < buffer_words; i += static_cast<int>(blockDim.x)) buffer[i] = 0;
   __syncthreads();
   const std::int64_t e = first + threadIdx.x;
-  if (e <= last) {
-    std::uint64_t pos = s.offsets[e];
-    for (int d = 0; d < g.dpt; ++d) {
-      const std::int64_t w = e * g.dpt + d;
-      if (w >= g.words) break;
-      std::uint64_t bits;
-      int length;
-      element_aggregate<Shared, Cache>(in, g, table, s, w, bits, length);
-      put_bits(buffer, w0, pos, bits, length);
-      pos += static_cast<std::uint64_t>(length);
-    }
-  }
+  if (e <= last) write_element<Shared, Cache>(in, g, table, s, e, buffer, w0);
   __syncthreads();
   for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) {
     const std::uint32_t v = buffer[i];

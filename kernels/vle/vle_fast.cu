@@ -266,12 +266,6 @@ void encode_fast(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d
 namespace {
 
 constexpr int kDecodeThreads = 128;
-constexpr std::uint32_t kBadCode = 1, kBadLength = 2;
-
-__device__ void report(std::uint32_t* status, std::uint32_t what, std::int64_t subsequence) {
-  atomicOr(status, what);
-  atomicMin(status + 1, static_cast<std::uint32_t>(min(subsequence, std::int64_t{0xFFFFFFFE})));
-}
 
 __global__ void __launch_bounds__(kDecodeThreads)
     decode_kernel(const std::uint32_t* words, std::int64_t nwords, const std::uint64_t* d_bits,
@@ -287,7 +281,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const std::int64_t first = k * static_cast<std::int64_t>(kIndexStride);
   const int count = static_cast<int>(min(static_cast<std::int64_t>(kIndexStride), n - first));
   if (begin > end || end > total || static_cast<std::int64_t>((total + 31) / 32) > nwords) {
-    report(status, kBadLength, k);
+    report_damage(status, kBadLength, k);
     return;
   }
   // Bit reader: `buf` holds the next `avail` bits left-aligned; words past the stream read as 0.
@@ -306,14 +300,11 @@ __global__ void __launch_bounds__(kDecodeThreads)
       avail += 32;
       ++next;
     }
-    std::uint32_t symbol, length;
-    if (!decode_symbol(t, buf, symbol, length)) {
-      report(status, kBadCode, k);
+    std::uint32_t symbol;
+    if (!decode_next(t, buf, avail, used, symbol)) {
+      report_damage(status, kBadCode, k);
       return;
     }
-    buf <<= length;
-    avail -= static_cast<int>(length);
-    used += length;
     pack |= symbol << (8 * (i & 3));
     if ((i & 3) == 3) {
       if ((i & 15) == 15) reinterpret_cast<uint4*>(dst)[i >> 4] = make_uint4(p0, p1, p2, pack);
@@ -328,7 +319,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const std::uint32_t left[3] = {words_left == 3 ? p0 : words_left == 2 ? p1 : p2, words_left == 3 ? p1 : p2, p2};
   for (int q = 0; q < words_left; ++q) reinterpret_cast<std::uint32_t*>(dst + whole)[q] = left[q];
   for (int i = count & ~3; i < count; ++i) dst[i] = static_cast<std::uint8_t>(pack >> (8 * (i & 3)));
-  if (used != end - begin) report(status, kBadLength, k);
+  if (used != end - begin) report_damage(status, kBadLength, k);
 }
 
 }  // namespace
