@@ -5,7 +5,13 @@
 //                    container (upload, CRC-32 on the host, stages, download, assembly), and
 //                    bzip2 -9 through libbz2 (900 kB blocks, one core). Counters: ratio
 //                    (compressed / uncompressed) and the stage times in ms.
-//   thesis.table4_2  decompression: the same variants reversed, and bzip2.
+//   thesis.table4_2  decompression: the same variants reversed, and the CPU peers.
+//   CPU peers, on the same host: bzip2.cpu (libbz2 -9, one core), lbzip2.cpu.mt (the lbzip2
+//   program, -9, all host threads, file to file in /tmp: its own I/O included), zstd.cpu.l3 and
+//   zstd.cpu.mt.l19 (libzstd level 3 on one core; level 19 with a worker per host thread;
+//   decompression is one core either way).
+//   thesis.fig4_1    the host's PCIe bandwidth: cudaMemcpy of 256 MiB host to device and back, from
+//                    pinned and from pageable memory (pcie.h2d.pinned, ...).
 // The BWT columns alone are in bench/bwt.cpp (bwt.*, rbwt.*). Every GPU container is first checked:
 // paper bit-identical to the CPU reference pipeline's, both decompressed back to the input.
 #include "common/gpu_timing.hpp"
@@ -14,11 +20,22 @@
 #include "kernels/pipeline/pipeline.hpp"
 #include "reference/pipeline.hpp"
 
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+
 #include <benchmark/benchmark.h>
 #include <bzlib.h>
 #include <fmt/core.h>
+#include <unistd.h>
+#include <zstd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
 
 namespace parcomp::bench {
 
@@ -35,6 +52,7 @@ std::shared_ptr<const ByteInput> input_or_skip(benchmark::State& state, const By
 void stage_counters(benchmark::State& state, const pipeline::StageTimes& t) {
   state.counters["bwt_ms"] = t.bwt * 1e3;
   state.counters["mtf_ms"] = t.mtf * 1e3;
+  state.counters["zrle_ms"] = t.zrle * 1e3;
   state.counters["huffman_ms"] = t.huffman * 1e3;
 }
 
@@ -130,9 +148,127 @@ void bzip2_run(benchmark::State& state, bool decompress, ByteInputSpec spec) {
   state.counters["ratio"] = static_cast<double>(packed.size()) / static_cast<double>(std::max<std::size_t>(in->bytes.size(), 1));
 }
 
+unsigned host_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// zstd at `level` with `workers` compression threads (0: the calling thread only).
+void zstd_run(benchmark::State& state, bool decompress, int level, unsigned workers, ByteInputSpec spec) {
+  const auto in = input_or_skip(state, spec);
+  if (!in) return;
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  const std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> c_owner(cctx, ZSTD_freeCCtx);
+  const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> d_owner(dctx, ZSTD_freeDCtx);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  if (workers > 0 && ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, static_cast<int>(workers)))) {
+    state.SkipWithError("skipped: this libzstd has no multithreading");
+    return;
+  }
+  std::vector<char> packed(ZSTD_compressBound(in->bytes.size()));
+  std::size_t size = 0;
+  auto compress = [&] {
+    size = ZSTD_compress2(cctx, packed.data(), packed.size(), in->bytes.data(), in->bytes.size());
+    return !ZSTD_isError(size);
+  };
+  if (!compress()) {
+    state.SkipWithError("FAILED: ZSTD_compress2");
+    return;
+  }
+  std::vector<std::uint8_t> back(in->bytes.size());
+  for (auto _ : state) {
+    if (decompress) {
+      const std::size_t got = ZSTD_decompressDCtx(dctx, back.data(), back.size(), packed.data(), size);
+      if (ZSTD_isError(got) || got != in->bytes.size()) {
+        state.SkipWithError("FAILED: zstd did not decompress its own output");
+        return;
+      }
+    } else if (!compress()) {
+      state.SkipWithError("FAILED: ZSTD_compress2");
+      return;
+    }
+  }
+  if (decompress && back != in->bytes) return state.SkipWithError("FAILED: zstd round trip differs");
+  set_throughput_counters(state, in->bytes.size());
+  state.counters["ratio"] = static_cast<double>(size) / static_cast<double>(std::max<std::size_t>(in->bytes.size(), 1));
+  state.counters["threads"] = workers == 0 ? 1 : workers;
+}
+
+// The lbzip2 program: next to parcomp-bench (the bundle carries it), else on PATH.
+std::string find_lbzip2() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::exists(self.parent_path() / "lbzip2")) return (self.parent_path() / "lbzip2").string();
+  return std::system("command -v lbzip2 > /dev/null 2>&1") == 0 ? "lbzip2" : "";
+}
+
+void lbzip2_run(benchmark::State& state, bool decompress, ByteInputSpec spec) {
+  const auto in = input_or_skip(state, spec);
+  if (!in) return;
+  const std::string tool = find_lbzip2();
+  if (tool.empty()) return state.SkipWithError("skipped: lbzip2 not found (apt-get install lbzip2)");
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("parcomp-lbzip2-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto raw = dir / "in", packed = dir / "in.bz2", back = dir / "back";
+  std::ofstream(raw, std::ios::binary).write(reinterpret_cast<const char*>(in->bytes.data()),
+                                             static_cast<std::streamsize>(in->bytes.size()));
+  const unsigned threads = host_threads();
+  const std::string pack = fmt::format("{} -9 -n {} -c '{}' > '{}'", tool, threads, raw.string(), packed.string());
+  const std::string unpack = fmt::format("{} -d -n {} -c '{}' > '{}'", tool, threads, packed.string(), back.string());
+  if (std::system(pack.c_str()) != 0 || std::system(unpack.c_str()) != 0) {
+    std::filesystem::remove_all(dir);
+    return state.SkipWithError("FAILED: lbzip2 exited with an error");
+  }
+  for (auto _ : state)
+    if (std::system((decompress ? unpack : pack).c_str()) != 0) {
+      state.SkipWithError("FAILED: lbzip2 exited with an error");
+      break;
+    }
+  std::ifstream check(back, std::ios::binary);
+  const std::vector<std::uint8_t> got((std::istreambuf_iterator<char>(check)), {});
+  const auto size = std::filesystem::file_size(packed);
+  std::filesystem::remove_all(dir);
+  if (got != in->bytes) return state.SkipWithError("FAILED: lbzip2 round trip differs");
+  set_throughput_counters(state, in->bytes.size());
+  state.counters["ratio"] = static_cast<double>(size) / static_cast<double>(std::max<std::size_t>(in->bytes.size(), 1));
+  state.counters["threads"] = threads;
+}
+
+// PCIe: one cudaMemcpyAsync of n bytes between host (pinned or pageable) and device memory.
+void pcie_copy(benchmark::State& state, bool to_device, bool pinned, std::size_t n, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    DeviceBuffer<std::uint8_t> d(n);
+    std::vector<std::uint8_t> pageable;
+    std::uint8_t* host = nullptr;
+    if (pinned) {
+      void* p = nullptr;
+      PARCOMP_CUDA_CHECK(cudaMallocHost(&p, n));
+      host = static_cast<std::uint8_t*>(p);
+    } else {
+      pageable.assign(n, 1);
+      host = pageable.data();
+    }
+    const std::unique_ptr<std::uint8_t, void (*)(std::uint8_t*)> owner(
+        pinned ? host : nullptr, [](std::uint8_t* p) { if (p) PARCOMP_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); });
+    std::memset(host, 1, n);
+    GpuTimingContext timing;
+    timing.run(state, name, [&](cudaStream_t s) {
+      PARCOMP_CUDA_CHECK(to_device ? cudaMemcpyAsync(d.data(), host, n, cudaMemcpyHostToDevice, s)
+                                   : cudaMemcpyAsync(host, d.data(), n, cudaMemcpyDeviceToHost, s));
+    });
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  });
+}
+
 }  // namespace
 
 void register_pipeline() {
+  for (const bool pinned : {true, false})
+    for (const bool to_device : {true, false}) {
+      const std::size_t n = std::size_t{256} << 20;
+      const std::string name = fmt::format("thesis.fig4_1/pcie.{}.{}/n={}", to_device ? "h2d" : "d2h",
+                                           pinned ? "pinned" : "pageable", n);
+      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), pcie_copy, to_device, pinned, n, name));
+    }
   for (const ByteInputSpec& spec : standard_byte_inputs()) {
     if (spec.bwt) continue;
     const std::string tail = fmt::format("{}/n={}", spec.label, spec_size(spec));
@@ -146,6 +282,12 @@ void register_pipeline() {
       }
       configure_cpu(benchmark::RegisterBenchmark(fmt::format("{}/bzip2.cpu/{}", experiment, tail).c_str(), bzip2_run,
                                                  decompress, spec));
+      configure_cpu(benchmark::RegisterBenchmark(fmt::format("{}/lbzip2.cpu.mt/{}", experiment, tail).c_str(), lbzip2_run,
+                                                 decompress, spec));
+      configure_cpu(benchmark::RegisterBenchmark(fmt::format("{}/zstd.cpu.l3/{}", experiment, tail).c_str(), zstd_run,
+                                                 decompress, 3, 0u, spec));
+      configure_cpu(benchmark::RegisterBenchmark(fmt::format("{}/zstd.cpu.mt.l19/{}", experiment, tail).c_str(), zstd_run,
+                                                 decompress, 19, host_threads(), spec));
     }
   }
 }

@@ -9,6 +9,11 @@ install(TARGETS ${PARCOMP_BUNDLE_TARGETS} RUNTIME DESTINATION . COMPONENT bundle
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py DESTINATION . COMPONENT bundle)
 
+# lbzip2 is run as a program by the pipeline benchmark; it needs only glibc.
+if(PARCOMP_LBZIP2)
+  install(PROGRAMS ${PARCOMP_LBZIP2} DESTINATION . COMPONENT bundle)
+endif()
+
 set(PARCOMP_BUNDLE_EXES "")
 foreach(t IN LISTS PARCOMP_BUNDLE_TARGETS)
   list(APPEND PARCOMP_BUNDLE_EXES "$<TARGET_FILE:${t}>")

@@ -6,12 +6,29 @@
 
 namespace parcomp::reference {
 
-VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table) {
+namespace {
+
+// The table of symbol i: tables[selectors[i / group]] (one table: selectors empty).
+struct TablePicker {
+  std::span<const CodeTable> tables;
+  std::span<const std::uint8_t> selectors;
+  std::size_t group;
+  const CodeTable& operator()(std::size_t i) const {
+    if (selectors.empty()) return tables[0];
+    const std::size_t g = i / group;
+    if (g >= selectors.size() || selectors[g] >= tables.size())
+      throw std::invalid_argument("vle: symbol " + std::to_string(i) + " has no valid table selector");
+    return tables[selectors[g]];
+  }
+};
+
+VleStream encode_with(std::span<const std::uint8_t> in, const TablePicker& pick) {
   VleStream out;
   std::uint64_t total = 0;
-  for (const std::uint8_t s : in) {
-    if (table[s].length == 0) throw std::invalid_argument("vle_encode: symbol " + std::to_string(s) + " has no codeword");
-    total += table[s].length;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::uint8_t s = in[i];
+    if (pick(i)[s].length == 0) throw std::invalid_argument("vle_encode: symbol " + std::to_string(s) + " has no codeword");
+    total += pick(i)[s].length;
   }
   out.bits = total;
   out.words.assign((total + 31) / 32, 0);
@@ -19,8 +36,8 @@ VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table) {
   std::uint64_t acc = 0;
   int pending = 0;
   std::size_t w = 0;
-  for (const std::uint8_t s : in) {
-    const Codeword c = table[s];
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Codeword c = pick(i)[in[i]];
     acc = (acc << c.length) | c.bits;
     pending += c.length;
     if (pending >= 32) {
@@ -32,32 +49,63 @@ VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table) {
   return out;
 }
 
-std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, const CodeTable& table) {
-  // Canonical decoding: per length, the first code and the symbols of that length in order.
+// Canonical decoding: per length, the first code and the symbols of that length in order.
+struct CanonicalDecoder {
   std::array<std::uint32_t, 33> first{}, count{};
   std::array<std::vector<std::uint8_t>, 33> by_length;
-  for (int s = 0; s < 256; ++s)
-    if (table[s].length != 0) by_length[table[s].length].push_back(static_cast<std::uint8_t>(s));
-  for (int l = 1; l <= 32; ++l) {
-    count[l] = static_cast<std::uint32_t>(by_length[l].size());
-    if (count[l] != 0) first[l] = table[by_length[l][0]].bits;
+  explicit CanonicalDecoder(const CodeTable& table) {
+    for (int s = 0; s < 256; ++s)
+      if (table[s].length != 0) by_length[table[s].length].push_back(static_cast<std::uint8_t>(s));
+    for (int l = 1; l <= 32; ++l) {
+      count[l] = static_cast<std::uint32_t>(by_length[l].size());
+      if (count[l] != 0) first[l] = table[by_length[l][0]].bits;
+    }
   }
+};
+
+std::vector<std::uint8_t> decode_with(const VleStream& stream, std::size_t symbols, std::span<const CodeTable> tables,
+                                      std::span<const std::uint8_t> selectors, std::size_t group) {
+  std::vector<CanonicalDecoder> decoders;
+  for (const CodeTable& t : tables) decoders.emplace_back(t);
+  const TablePicker pick{tables, selectors, group};
   std::vector<std::uint8_t> out;
   out.reserve(symbols);
   std::uint64_t pos = 0;
   while (out.size() < symbols) {
+    const CanonicalDecoder& d = decoders[static_cast<std::size_t>(&pick(out.size()) - tables.data())];
     std::uint32_t code = 0;
     int length = 0;
     for (;;) {
       if (pos >= stream.bits) throw std::invalid_argument("vle_decode: the stream ends inside a codeword");
+      if (pos / 32 >= stream.words.size()) throw std::invalid_argument("vle_decode: the stream is shorter than its bit count");
       code = (code << 1) | ((stream.words[pos / 32] >> (31 - pos % 32)) & 1u);
       ++pos;
       if (++length > 32) throw std::invalid_argument("vle_decode: no codeword matches");
-      if (count[length] != 0 && code >= first[length] && code - first[length] < count[length]) break;
+      if (d.count[length] != 0 && code >= d.first[length] && code - d.first[length] < d.count[length]) break;
     }
-    out.push_back(by_length[length][code - first[length]]);
+    out.push_back(d.by_length[length][code - d.first[length]]);
   }
   return out;
+}
+
+}  // namespace
+
+VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table) {
+  return encode_with(in, TablePicker{std::span(&table, 1), {}, 1});
+}
+
+VleStream vle_encode(std::span<const std::uint8_t> in, std::span<const CodeTable> tables,
+                     std::span<const std::uint8_t> selectors, std::size_t group) {
+  return encode_with(in, TablePicker{tables, selectors, group});
+}
+
+std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, const CodeTable& table) {
+  return decode_with(stream, symbols, std::span(&table, 1), {}, 1);
+}
+
+std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, std::span<const CodeTable> tables,
+                                     std::span<const std::uint8_t> selectors, std::size_t group) {
+  return decode_with(stream, symbols, tables, selectors, group);
 }
 
 }  // namespace parcomp::reference

@@ -22,4 +22,11 @@ VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table);
 // Throws std::invalid_argument on a stream that ends early or holds an unused code.
 std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, const CodeTable& table);
 
+// Several tables: symbol i is coded with tables[selectors[i / group]] (bzip2's scheme; see
+// multi_huffman.hpp). A missing or out-of-range selector is std::invalid_argument.
+VleStream vle_encode(std::span<const std::uint8_t> in, std::span<const CodeTable> tables,
+                     std::span<const std::uint8_t> selectors, std::size_t group);
+std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, std::span<const CodeTable> tables,
+                                     std::span<const std::uint8_t> selectors, std::size_t group);
+
 }  // namespace parcomp::reference

@@ -244,7 +244,9 @@ void reverse(const ReverseConfig& c, const std::uint8_t* d_last, std::size_t n, 
   ScratchCarver carver(d_scratch, scratch_bytes);
   if (c.variant == Variant::fast) {
     if (d_samples == nullptr) throw ContractError("bwt::reverse gpu.fast needs the start rows (samples) of forward()");
-    detail::fast_reverse(d_last, n, block_bytes, d_primary, d_samples, d_out, carver, stream);
+    if (c.sample_stride == 0 || c.sample_stride % kSampleStride != 0)
+      throw ContractError("bwt::reverse gpu.fast: the sample stride must be a multiple of " + std::to_string(kSampleStride));
+    detail::fast_reverse(d_last, n, block_bytes, d_primary, d_samples, c.sample_stride, d_out, carver, stream);
     return;
   }
   const unsigned threads = c.total_threads;

@@ -47,9 +47,12 @@ inline constexpr std::size_t kMaxBlockBytes = std::size_t{1} << 24;
 inline std::size_t block_count(std::size_t n, std::size_t block_bytes) { return (n + block_bytes - 1) / block_bytes; }
 // Sample entries for the whole input: per block ceil(len / kSampleStride), blocks in order, at
 // block b's offset b * samples_per_block(block_bytes).
-inline std::size_t samples_per_block(std::size_t block_bytes) { return (block_bytes + kSampleStride - 1) / kSampleStride; }
-inline std::size_t sample_entries(std::size_t n, std::size_t block_bytes) {
-  return block_count(n, block_bytes) * samples_per_block(block_bytes);
+// The reverse transform may take sparser starts (a multiple of kSampleStride: every k-th sample).
+inline std::size_t samples_per_block(std::size_t block_bytes, std::size_t stride = kSampleStride) {
+  return (block_bytes + stride - 1) / stride;
+}
+inline std::size_t sample_entries(std::size_t n, std::size_t block_bytes, std::size_t stride = kSampleStride) {
+  return block_count(n, block_bytes) * samples_per_block(block_bytes, stride);
 }
 
 std::size_t forward_scratch_bytes(Variant v, std::size_t n, std::size_t block_bytes);
@@ -63,10 +66,12 @@ void forward(Variant v, const std::uint8_t* d_in, std::size_t n, std::size_t blo
 struct ReverseConfig {
   Variant variant = Variant::fast;
   unsigned total_threads = 4096;  // paper: threads per block's pointer doubling (a power of two)
+  std::size_t sample_stride = kSampleStride;  // fast: output bytes per start (a multiple of kSampleStride)
 };
 std::size_t reverse_scratch_bytes(const ReverseConfig& c, std::size_t n, std::size_t block_bytes);
 // d_last[0..n) with d_primary -> d_out[0..n). The fast variant needs d_samples (as forward writes
-// them); paper ignores them. A primary index or sample outside its block is a CorruptDataError
+// them, or every (sample_stride / kSampleStride)-th of them, laid out by samples_per_block(block,
+// sample_stride)); paper ignores them. A primary index or sample outside its block is a CorruptDataError
 // (checked on the device; reported when the call returns, after synchronising `stream`).
 void reverse(const ReverseConfig& c, const std::uint8_t* d_last, std::size_t n, std::size_t block_bytes,
              const std::uint32_t* d_primary, const std::uint32_t* d_samples, std::uint8_t* d_out, void* d_scratch,

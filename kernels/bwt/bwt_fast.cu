@@ -246,8 +246,9 @@ __global__ void scatter_kernel(const std::uint8_t* last, Blocks g, std::uint64_t
   }
 }
 
-// One thread per kSampleStride output bytes: walk from the sampled row.
-__global__ void walk_kernel(Blocks g, const std::uint32_t* next, const std::uint32_t* samples, std::uint64_t per_block,
+// One thread per `stride` output bytes: walk from the sampled row.
+__global__ void walk_kernel(Blocks g, const std::uint32_t* next, const std::uint32_t* samples, std::uint64_t stride,
+                            std::uint64_t per_block,
                             const std::uint32_t* primary, std::uint64_t walkers, std::uint8_t* out,
                             std::uint32_t* status) {
   const std::uint64_t w = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -255,7 +256,7 @@ __global__ void walk_kernel(Blocks g, const std::uint32_t* next, const std::uint
   const std::uint64_t b = w / per_block, k = w % per_block;
   const std::uint64_t start = b * g.block;
   const std::uint64_t len = min(g.block, g.n - start);
-  const std::uint64_t first = k * kSampleStride;
+  const std::uint64_t first = k * stride;
   if (first >= len) return;
   std::uint32_t row = samples[w];
   if (row >= len || (k == 0 && row != primary[b])) {
@@ -264,7 +265,7 @@ __global__ void walk_kernel(Blocks g, const std::uint32_t* next, const std::uint
   }
   const std::uint32_t* rows = next + start;
   std::uint8_t* dst = out + start + first;
-  const int count = static_cast<int>(min(static_cast<std::uint64_t>(kSampleStride), len - first));
+  const int count = static_cast<int>(min(stride, len - first));
   std::uint32_t word = 0;
   for (int j = 0; j < count; ++j) {
     const std::uint32_t e = rows[row];
@@ -351,7 +352,8 @@ std::size_t fast_reverse_scratch_bytes(std::size_t n, std::size_t block_bytes) {
 }
 
 void fast_reverse(const std::uint8_t* d_last, std::size_t n, std::size_t block_bytes, const std::uint32_t* d_primary,
-                  const std::uint32_t* d_samples, std::uint8_t* d_out, ScratchCarver& scratch, cudaStream_t stream) {
+                  const std::uint32_t* d_samples, std::size_t sample_stride, std::uint8_t* d_out, ScratchCarver& scratch,
+                  cudaStream_t stream) {
   Reverse r = carve_reverse(scratch, n, block_bytes);
   const Blocks g{n, block_bytes};
   const std::uint64_t blocks = block_count(n, block_bytes);
@@ -366,9 +368,9 @@ void fast_reverse(const std::uint8_t* d_last, std::size_t n, std::size_t block_b
   PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(r.temp, r.temp_bytes, r.counts, r.counts, entries, stream));
   scatter_kernel<<<chunk_grid, 32 * kWarpsPerBlock, 0, stream>>>(d_last, g, r.chunks_per_block, chunks, r.counts, r.next);
   PARCOMP_CHECK_LAUNCH();
-  const std::uint64_t per_block = samples_per_block(block_bytes);
+  const std::uint64_t per_block = samples_per_block(block_bytes, sample_stride);
   const std::uint64_t walkers = blocks * per_block;
-  walk_kernel<<<grid_for(walkers), kThreads, 0, stream>>>(g, r.next, d_samples, per_block, d_primary, walkers, d_out,
+  walk_kernel<<<grid_for(walkers), kThreads, 0, stream>>>(g, r.next, d_samples, sample_stride, per_block, d_primary, walkers, d_out,
                                                           r.status);
   PARCOMP_CHECK_LAUNCH();
   check_status(r.status, "gpu.fast", stream);

@@ -11,7 +11,8 @@ void fast_forward(const std::uint8_t* d_in, std::size_t n, std::size_t block_byt
                   std::uint32_t* d_primary, std::uint32_t* d_samples, ScratchCarver& scratch, cudaStream_t stream);
 std::size_t fast_reverse_scratch_bytes(std::size_t n, std::size_t block_bytes);
 void fast_reverse(const std::uint8_t* d_last, std::size_t n, std::size_t block_bytes, const std::uint32_t* d_primary,
-                  const std::uint32_t* d_samples, std::uint8_t* d_out, ScratchCarver& scratch, cudaStream_t stream);
+                  const std::uint32_t* d_samples, std::size_t sample_stride, std::uint8_t* d_out, ScratchCarver& scratch,
+                  cudaStream_t stream);
 
 // Waits for `stream`, reads the status word (0 = fine, else 1 + the first bad block) and throws
 // CorruptDataError naming the block.

@@ -6,6 +6,7 @@
 #include "../common/widen.cuh"
 #include "../vle/decode_step.cuh"
 #include "huffman.hpp"
+#include "tree.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -19,7 +20,9 @@ namespace parcomp::huffman {
 
 namespace {
 
+using namespace detail;
 constexpr int kPaperThreads = 128;
+static_assert(kPaperThreads == kTreeSearchThreads, "the paper tree's search block");
 constexpr int kSymbolsPerThread = static_cast<int>(kBlockSymbols) / kPaperThreads;  // 32
 
 // ---- histogram --------------------------------------------------------------------------------
@@ -55,64 +58,6 @@ __global__ void widen_kernel(const unsigned* counts, std::uint64_t* hist) {
 }
 
 // ---- tree -------------------------------------------------------------------------------------
-
-// Node keys: (weight << 9) | node; leaves are nodes 0..255 (the symbol), internal nodes 256 + j in
-// creation order. The least key wins, so ties go to the lower node, as the reference's queue.
-constexpr unsigned long long kNone = ~0ull;
-constexpr int kNodes = 512;
-
-__device__ __forceinline__ void keep_two(unsigned long long& a, unsigned long long& b, unsigned long long x) {
-  if (x < a) {
-    b = a;
-    a = x;
-  } else if (x < b) {
-    b = x;
-  }
-}
-
-struct TreeShared {
-  unsigned long long key[kNodes];
-  short parent[kNodes];
-  unsigned long long best[kPaperThreads][2];
-  int used;
-};
-
-__device__ void tree_init(const std::uint64_t* hist, TreeShared& s) {
-  if (threadIdx.x == 0) s.used = 0;
-  __syncthreads();
-  for (int i = static_cast<int>(threadIdx.x); i < kNodes; i += static_cast<int>(blockDim.x)) {
-    s.parent[i] = -1;
-    s.key[i] = kNone;
-    if (i < 256 && hist[i] != 0) {
-      s.key[i] = (static_cast<unsigned long long>(hist[i]) << 9) | static_cast<unsigned>(i);
-      atomicAdd(&s.used, 1);
-    }
-  }
-  __syncthreads();
-}
-
-// Merges the two least nodes (keys a < b) into node `node`.
-__device__ __forceinline__ void tree_merge(TreeShared& s, unsigned long long a, unsigned long long b, int node) {
-  const int ia = static_cast<int>(a & 511u), ib = static_cast<int>(b & 511u);
-  s.key[node] = (((a >> 9) + (b >> 9)) << 9) | static_cast<unsigned>(node);
-  s.parent[ia] = static_cast<short>(node);
-  s.parent[ib] = static_cast<short>(node);
-  s.key[ia] = kNone;
-  s.key[ib] = kNone;
-}
-
-__device__ void tree_lengths(const TreeShared& s, std::uint8_t* lengths, std::uint32_t* depth) {
-  for (int c = static_cast<int>(threadIdx.x); c < 256; c += static_cast<int>(blockDim.x)) {
-    int d = 0;
-    if (s.used == 1) {
-      d = s.key[c] != kNone ? 1 : 0;
-    } else {
-      for (int v = c; s.parent[v] != -1; v = s.parent[v]) ++d;
-    }
-    lengths[c] = static_cast<std::uint8_t>(d);
-    atomicMax(depth, static_cast<std::uint32_t>(d));
-  }
-}
 
 // The thesis's tree: one block of 128 threads; per merge a reduction over 4 entries a thread.
 __global__ void __launch_bounds__(kPaperThreads) tree_block_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
@@ -151,47 +96,10 @@ __global__ void __launch_bounds__(kPaperThreads) tree_block_kernel(const std::ui
 __global__ void __launch_bounds__(256) tree_queues_kernel(const std::uint64_t* hist, std::uint8_t* lengths,
                                                           std::uint32_t* depth) {
   __shared__ TreeShared s;
-  __shared__ unsigned long long leaves[256];  // used leaves' keys, ascending
-  __shared__ unsigned long long internal[256];
+  __shared__ TreeQueues q;
   if (threadIdx.x == 0) *depth = 0;
   tree_init(hist, s);
-  const int t = static_cast<int>(threadIdx.x);
-  const unsigned long long mine = s.key[t];
-  if (mine != kNone) {
-    int rank = 0;
-    for (int i = 0; i < 256; ++i) rank += s.key[i] < mine ? 1 : 0;
-    leaves[rank] = mine;
-  }
-  __syncthreads();
-  if (t == 0) {
-    // The queue fronts stay in registers; each take reads at most one new front.
-    const int used = s.used;
-    int leaf = 0, front = 0;
-    unsigned long long lk = used > 0 ? leaves[0] : kNone, qk = kNone;
-    auto take = [&](int created) -> unsigned long long {
-      unsigned long long r;
-      if (lk < qk) {
-        r = lk;
-        ++leaf;
-        lk = leaf < used ? leaves[leaf] : kNone;
-      } else {
-        r = qk;
-        ++front;
-        qk = front < created ? internal[front] : kNone;
-      }
-      return r;
-    };
-    for (int j = 0; j + 1 < used; ++j) {
-      const unsigned long long a = take(j), b = take(j);
-      const int node = 256 + j;
-      const unsigned long long key = (((a >> 9) + (b >> 9)) << 9) | static_cast<unsigned>(node);
-      internal[j] = key;
-      if (front == j) qk = key;  // the internal queue was empty
-      s.parent[a & 511u] = static_cast<short>(node);
-      s.parent[b & 511u] = static_cast<short>(node);
-    }
-  }
-  __syncthreads();
+  tree_queues(s, q);
   tree_lengths(s, lengths, depth);
 }
 

@@ -61,6 +61,22 @@ Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const 
 // The host tree of gpu.fast: the histogram down, the code built on the CPU.
 Code code_from_device_histogram(const std::uint64_t* d_hist, cudaStream_t stream);
 
+// ---- multi-table code (the pipeline's fast configuration; ours, after bzip2) ------------------
+// reference/multi_huffman.hpp's steps on the GPU for `count` segments at once (segment s:
+// d_sizes[s] >= 1 symbols at d_symbols + s * capacity, capacity a multiple of 16): the block
+// histogram, bzip2's starting cost tables, kTableIterations rounds of group selection (one thread
+// per 64-symbol group, the tables' counts in shared memory) and trees (one thread block per
+// table, halving the counts until the code fits 16 bits), then canonical codewords. Writes per
+// segment: the table count (d_tables[s]), kMaxTables x 256 code lengths (d_lengths + s * 1536;
+// unused tables zero), the selectors (d_selectors + s * selector_stride), and the packed codewords
+// as vle::encode_segments takes them (d_packed + s * 1536). Bit-identical to reference::multi_choose
+// and canonical_codes.
+inline constexpr int kMaxTables = 6;
+std::size_t multi_scratch_bytes(std::size_t count);
+void multi_choose(const std::uint8_t* d_symbols, std::size_t capacity, const std::uint32_t* d_sizes, std::size_t count,
+                  std::uint32_t* d_tables, std::uint8_t* d_lengths, std::uint8_t* d_selectors, std::size_t selector_stride,
+                  std::uint32_t* d_packed, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream);
+
 // ---- paper encode / decode ----------------------------------------------------------------------
 inline std::size_t block_count(std::size_t n) { return (n + kBlockSymbols - 1) / kBlockSymbols; }
 // Capacity of the byte-aligned block arrays for n symbols of codes up to max_length bits.

@@ -8,13 +8,16 @@
 #include "../huffman/huffman.hpp"
 #include "../mtf/mtf.hpp"
 #include "../vle/vle.hpp"
+#include "../zrle/zrle.hpp"
+#include "reference/multi_huffman.hpp"
 
 #include <algorithm>
 #include <string>
 
 namespace parcomp::pipeline {
 
-static_assert(kStride == bwt::kSampleStride && kStride == vle::kIndexStride, "one stride for samples and index");
+static_assert(kStride == vle::kIndexStride && kFastSampleStride % bwt::kSampleStride == 0, "the fast payload's strides");
+static_assert(kFastGroupSymbols == vle::kSelectorGroup && kMaxFastTables == huffman::kMaxTables, "the fast payload's tables");
 static_assert(kHuffmanBlockSymbols == huffman::kBlockSymbols, "paper payload granularity");
 
 namespace {
@@ -40,12 +43,11 @@ class Events {
   }
 
  private:
-  cudaEvent_t e_[4]{};
+  cudaEvent_t e_[5]{};
 };
 
 bwt::Variant bwt_variant(Config c) { return c == Config::paper ? bwt::Variant::paper : bwt::Variant::fast; }
 mtf::Variant mtf_variant(Config c) { return c == Config::paper ? mtf::Variant::paper : mtf::Variant::fast; }
-huffman::Variant huffman_variant(Config c) { return c == Config::paper ? huffman::Variant::paper : huffman::Variant::fast; }
 
 mtf::Config mtf_config(Config c, mtf::Direction d, std::size_t block) {
   mtf::Config m = mtf::default_config(mtf_variant(c), d);
@@ -54,8 +56,23 @@ mtf::Config mtf_config(Config c, mtf::Direction d, std::size_t block) {
 }
 
 std::size_t len_of(std::size_t n, std::size_t block, std::size_t b) { return std::min(block, n - b * block); }
-std::size_t strides(std::size_t len) { return (len + kStride - 1) / kStride; }
 std::size_t arrays_of(std::size_t len) { return (len + kHuffmanBlockSymbols - 1) / kHuffmanBlockSymbols; }
+constexpr int kTableBytes = kMaxFastTables * 256;
+
+// The fast configuration's per-block slots on the device: zero-run symbols, selectors, streams and
+// index, as vle::encode_segments / decode_segments take them.
+vle::Segments fast_segments(std::size_t blocks, std::size_t block, const std::uint32_t* d_counts, const std::uint8_t* d_selectors) {
+  vle::Segments g;
+  g.count = blocks;
+  g.capacity = zrle::capacity(block);
+  g.d_sizes = d_counts;
+  g.tables = kMaxFastTables;
+  g.d_selectors = d_selectors;
+  g.selector_stride = reference::multi_groups(g.capacity);
+  g.out_stride = vle::output_words(g.capacity, kFastMaxLength);
+  g.index_stride = vle::index_entries(g.capacity);
+  return g;
+}
 
 void check_block_size(std::size_t block) {
   if (block == 0 || block > bwt::kMaxBlockBytes || block % 16 != 0)
@@ -75,9 +92,12 @@ struct GpuCompressor::State {
   DeviceBuffer<std::uint32_t> primary, samples, depth, tables, sizes, words;
   DeviceBuffer<std::uint64_t> hist, totals, bits, index;
   DeviceBuffer<std::uint8_t> arrays;
-  DeviceBytes bwt_scratch, mtf_scratch, hist_scratch, enc_scratch;
+  DeviceBuffer<std::uint8_t> symbols, mlengths, selectors;  // fast
+  DeviceBuffer<std::uint32_t> counts, ntables, packed;      // fast
+  vle::Segments segments;                                   // fast
+  DeviceBytes bwt_scratch, mtf_scratch, hist_scratch, enc_scratch, multi_scratch;
   std::vector<huffman::Code> codes;
-  std::size_t array_cap = 0, word_cap = 0;
+  std::size_t array_cap = 0;
   Events events;
 };
 
@@ -101,20 +121,28 @@ GpuCompressor::GpuCompressor(Config config, std::size_t n, std::size_t block) : 
   s.bwt_scratch = DeviceBytes(bwt::forward_scratch_bytes(bwt_variant(config), n, block));
   s.mtf_scratch = DeviceBytes(mtf::scratch_bytes(mtf_variant(config), mtf::Direction::forward, n,
                                                  mtf_config(config, mtf::Direction::forward, block)));
-  const std::size_t b0 = std::min(n, block);
-  s.hist_scratch = DeviceBytes(huffman::histogram_scratch_bytes(huffman_variant(config), b0));
   if (config == Config::paper) {
+    s.hist_scratch = DeviceBytes(huffman::histogram_scratch_bytes(huffman::Variant::paper, std::min(n, block)));
     s.array_cap = huffman::paper_output_bytes(block, kMaxLength);
     s.arrays = DeviceBuffer<std::uint8_t>(s.array_cap * nb);
     s.sizes = DeviceBuffer<std::uint32_t>(arrays_of(block) * nb);
     s.totals = DeviceBuffer<std::uint64_t>(nb);
     s.enc_scratch = DeviceBytes(huffman::paper_encode_scratch_bytes(block));
   } else {
-    s.word_cap = vle::output_words(block, kMaxLength);
-    s.words = DeviceBuffer<std::uint32_t>(s.word_cap * nb);
+    s.counts = DeviceBuffer<std::uint32_t>(nb);
+    s.segments = fast_segments(s.blocks, block, s.counts.data(), nullptr);
+    vle::Segments& g = s.segments;
+    s.symbols = DeviceBuffer<std::uint8_t>(g.capacity * nb);
+    s.selectors = DeviceBuffer<std::uint8_t>(g.selector_stride * nb);
+    g.d_selectors = s.selectors.data();
+    s.ntables = DeviceBuffer<std::uint32_t>(nb);
+    s.mlengths = DeviceBuffer<std::uint8_t>(kTableBytes * nb);
+    s.packed = DeviceBuffer<std::uint32_t>(kTableBytes * nb);
+    s.words = DeviceBuffer<std::uint32_t>(g.out_stride * nb);
     s.bits = DeviceBuffer<std::uint64_t>(nb);
-    s.index = DeviceBuffer<std::uint64_t>(strides(block) * nb);
-    s.enc_scratch = DeviceBytes(vle::scratch_bytes(vle::Config{vle::Kernel::fast}, block));
+    s.index = DeviceBuffer<std::uint64_t>(g.index_stride * nb);
+    s.multi_scratch = DeviceBytes(huffman::multi_scratch_bytes(s.blocks));
+    s.enc_scratch = DeviceBytes(vle::segments_scratch_bytes(g));
   }
 }
 
@@ -144,12 +172,27 @@ StageTimes GpuCompressor::run(cudaStream_t stream) {
   mtf::transform(mtf_variant(s.config), mtf::Direction::forward, s.last.data(), s.n, s.moved.data(), s.mtf_scratch.data(),
                  s.mtf_scratch.size_bytes(), mtf_config(s.config, mtf::Direction::forward, s.block), stream);
   s.events.record(2, stream);
-  const auto hv = huffman_variant(s.config);
+  if (fast) {
+    zrle::encode(s.moved.data(), s.n, s.block, s.symbols.data(), s.counts.data(), stream);
+    s.events.record(3, stream);
+    const vle::Segments& g = s.segments;
+    huffman::multi_choose(s.symbols.data(), g.capacity, s.counts.data(), s.blocks, s.ntables.data(), s.mlengths.data(),
+                          s.selectors.data(), g.selector_stride, s.packed.data(), s.multi_scratch.data(),
+                          s.multi_scratch.size_bytes(), stream);
+    vle::encode_segments(g, s.symbols.data(), s.packed.data(), kFastMaxLength, s.words.data(), s.bits.data(),
+                         s.index.data(), s.enc_scratch.data(), s.enc_scratch.size_bytes(), stream);
+    s.events.record(4, stream);
+    t.bwt = s.events.seconds(0, 1);
+    t.mtf = s.events.seconds(1, 2);
+    t.zrle = s.events.seconds(2, 3);
+    t.huffman = s.events.seconds(3, 4);
+    return t;
+  }
   for (std::size_t b = 0; b < s.blocks; ++b) {
     const std::size_t len = len_of(s.n, s.block, b);
-    huffman::histogram(hv, s.moved.data() + b * s.block, len, s.hist.data() + 256 * b, s.hist_scratch.data(),
-                       s.hist_scratch.size_bytes(), stream);
-    huffman::tree(hv, s.hist.data() + 256 * b, s.lengths.data() + 256 * b, s.depth.data() + b, stream);
+    huffman::histogram(huffman::Variant::paper, s.moved.data() + b * s.block, len, s.hist.data() + 256 * b,
+                       s.hist_scratch.data(), s.hist_scratch.size_bytes(), stream);
+    huffman::tree(huffman::Variant::paper, s.hist.data() + 256 * b, s.lengths.data() + 256 * b, s.depth.data() + b, stream);
   }
   // Every block's code on the host at once; the tables back in one copy.
   std::vector<std::uint8_t> lengths(256 * s.blocks);
@@ -171,15 +214,9 @@ StageTimes GpuCompressor::run(cudaStream_t stream) {
   for (std::size_t b = 0; b < s.blocks; ++b) {
     const std::size_t len = len_of(s.n, s.block, b);
     const int max_length = std::max(1, s.codes[b].packed.max_length);
-    if (!fast) {
-      huffman::encode_paper(s.moved.data() + b * s.block, len, s.tables.data() + 256 * b, max_length,
-                            s.arrays.data() + b * s.array_cap, s.array_cap, s.sizes.data() + b * arrays_of(s.block),
-                            s.totals.data() + b, s.enc_scratch.data(), s.enc_scratch.size_bytes(), stream);
-    } else {
-      vle::encode(vle::Config{vle::Kernel::fast}, s.moved.data() + b * s.block, len, s.tables.data() + 256 * b, max_length,
-                  s.words.data() + b * s.word_cap, s.word_cap, s.bits.data() + b, s.enc_scratch.data(),
-                  s.enc_scratch.size_bytes(), stream, s.index.data() + b * strides(s.block));
-    }
+    huffman::encode_paper(s.moved.data() + b * s.block, len, s.tables.data() + 256 * b, max_length,
+                          s.arrays.data() + b * s.array_cap, s.array_cap, s.sizes.data() + b * arrays_of(s.block),
+                          s.totals.data() + b, s.enc_scratch.data(), s.enc_scratch.size_bytes(), stream);
   }
   s.events.record(3, stream);
   t.bwt = s.events.seconds(0, 1);
@@ -187,6 +224,17 @@ StageTimes GpuCompressor::run(cudaStream_t stream) {
   t.huffman = s.events.seconds(2, 3);
   return t;
 }
+
+namespace {
+
+template <typename T>
+std::vector<T> download(const T* d, std::size_t count, cudaStream_t stream) {
+  std::vector<T> v(count);
+  if (count != 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(v.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  return v;
+}
+
+}  // namespace
 
 std::vector<std::uint8_t> GpuCompressor::container(cudaStream_t stream) {
   State& s = *s_;
@@ -198,46 +246,52 @@ std::vector<std::uint8_t> GpuCompressor::container(cudaStream_t stream) {
   layout.blocks.resize(s.blocks);
   std::vector<std::vector<std::uint8_t>> payloads(s.blocks);
   if (s.n == 0) return assemble(std::move(layout), payloads);
-  std::vector<std::uint32_t> primary(s.blocks), samples;
-  std::vector<std::uint64_t> sizes_or_bits(s.blocks);
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(primary.data(), s.primary.data(), s.blocks * 4, cudaMemcpyDeviceToHost, stream));
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(sizes_or_bits.data(), fast ? s.bits.data() : s.totals.data(), s.blocks * 8,
-                                     cudaMemcpyDeviceToHost, stream));
+  const auto primary = download(s.primary.data(), s.blocks, stream);
+  const auto sizes_or_bits = download(fast ? s.bits.data() : s.totals.data(), s.blocks, stream);
+  std::vector<std::uint32_t> samples, counts, ntables;
+  std::vector<std::uint8_t> mlengths;
   if (fast) {
-    samples.resize(bwt::sample_entries(s.n, s.block));
-    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(samples.data(), s.samples.data(), samples.size() * 4, cudaMemcpyDeviceToHost, stream));
+    samples = download(s.samples.data(), bwt::sample_entries(s.n, s.block), stream);
+    counts = download(s.counts.data(), s.blocks, stream);
+    ntables = download(s.ntables.data(), s.blocks, stream);
+    mlengths = download(s.mlengths.data(), s.blocks * kTableBytes, stream);
   }
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const vle::Segments& g = s.segments;
   for (std::size_t b = 0; b < s.blocks; ++b) {
     const std::size_t len = len_of(s.n, s.block, b);
     BlockEntry& e = layout.blocks[b];
     e.original_bytes = static_cast<std::uint32_t>(len);
     e.primary = primary[b];
     e.crc = s.crcs[b];
-    e.lengths = s.codes[b].lengths;
     std::vector<std::uint8_t>& p = payloads[b];
     if (!fast) {
-      std::vector<std::uint32_t> sizes(arrays_of(len));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), s.sizes.data() + b * arrays_of(s.block), sizes.size() * 4,
-                                         cudaMemcpyDeviceToHost, stream));
+      e.lengths = s.codes[b].lengths;
+      const auto sizes = download(s.sizes.data() + b * arrays_of(s.block), arrays_of(len), stream);
+      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
       put_u32s(p, sizes);
       const std::size_t head = p.size();
       p.resize(head + sizes_or_bits[b]);
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(p.data() + head, s.arrays.data() + b * s.array_cap, sizes_or_bits[b],
                                          cudaMemcpyDeviceToHost, stream));
-    } else {
-      const std::size_t k = strides(len);
-      std::vector<std::uint64_t> index(k);
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(index.data(), s.index.data() + b * strides(s.block), k * 8, cudaMemcpyDeviceToHost, stream));
-      const std::size_t nwords = (sizes_or_bits[b] + 31) / 32;
-      std::vector<std::uint32_t> words(nwords);
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(words.data(), s.words.data() + b * s.word_cap, nwords * 4, cudaMemcpyDeviceToHost, stream));
-      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-      put_u32s(p, std::span(samples).subspan(b * bwt::samples_per_block(s.block), k));
-      put_u64s(p, index);
-      put_u64s(p, std::span(&sizes_or_bits[b], 1));
-      put_u32s(p, words);
+      continue;
     }
+    FastPayload f;
+    f.symbols = counts[b];
+    for (std::uint32_t t = 0; t < ntables[b]; ++t) {
+      std::array<std::uint8_t, 256> l{};
+      std::copy_n(mlengths.begin() + static_cast<std::ptrdiff_t>(b * kTableBytes + 256 * t), 256, l.begin());
+      f.lengths.push_back(l);
+    }
+    f.selectors = download(s.selectors.data() + b * g.selector_stride, reference::multi_groups(f.symbols), stream);
+    f.index = download(s.index.data() + b * g.index_stride, vle::index_entries(f.symbols), stream);
+    const auto words = download(s.words.data() + b * g.out_stride, (sizes_or_bits[b] + 31) / 32, stream);
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    constexpr std::size_t every = kFastSampleStride / bwt::kSampleStride;
+    for (std::size_t k = 0; k < bwt::samples_per_block(len, kFastSampleStride); ++k)
+      f.samples.push_back(samples[b * bwt::samples_per_block(s.block) + k * every]);
+    f.bits = sizes_or_bits[b];
+    put_fast(p, f, words, static_cast<std::uint32_t>(len));
   }
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
   return assemble(std::move(layout), payloads);
@@ -253,9 +307,12 @@ struct GpuDecompressor::State {
   DeviceBuffer<std::uint32_t> sizes, words, primary, samples, status;
   DeviceBuffer<std::uint64_t> index, bits;
   DeviceBuffer<vle::DecodeTable> tables;
+  DeviceBuffer<std::uint8_t> symbols, selectors;  // fast
+  DeviceBuffer<std::uint32_t> counts;             // fast
+  vle::Segments segments;                         // fast
+  std::size_t max_symbols = 0;                    // fast
   DeviceBytes dec_scratch, mtf_scratch, bwt_scratch;
   std::vector<std::size_t> data_offset;  // paper: each block's arrays in d_file
-  std::size_t word_cap = 0;
   Events events;
 };
 
@@ -272,6 +329,27 @@ GpuDecompressor::GpuDecompressor(std::span<const std::uint8_t> file) : s_(std::m
 GpuDecompressor::~GpuDecompressor() = default;
 std::size_t GpuDecompressor::original_bytes() const { return s_->n; }
 
+namespace {
+
+vle::DecodeTable decode_table(const std::array<std::uint8_t, 256>& lengths, const std::string& name) {
+  const auto table = reference::canonical_codes(lengths);
+  std::array<std::uint32_t, 256> codes{};
+  for (int c = 0; c < 256; ++c) codes[c] = table[c].bits;
+  try {
+    return vle::make_decode_table(codes, lengths);
+  } catch (const ContractError& x) {
+    throw CorruptDataError(name + x.what());
+  }
+}
+
+bwt::ReverseConfig reverse_config(Config c) {
+  bwt::ReverseConfig rc{c == Config::fast ? bwt::Variant::fast : bwt::Variant::paper, 4096};
+  rc.sample_stride = kFastSampleStride;
+  return rc;
+}
+
+}  // namespace
+
 void GpuDecompressor::load(cudaStream_t stream) {
   State& s = *s_;
   const bool fast = s.layout.config == Config::fast;
@@ -281,68 +359,80 @@ void GpuDecompressor::load(cudaStream_t stream) {
   s.last = DeviceBuffer<std::uint8_t>(m);
   s.out = DeviceBuffer<std::uint8_t>(m);
   s.primary = DeviceBuffer<std::uint32_t>(nb);
-  s.samples = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(bwt::sample_entries(s.n, s.block), 1));
   s.status = DeviceBuffer<std::uint32_t>(2 * nb);
-  s.tables = DeviceBuffer<vle::DecodeTable>(nb);
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.d_file.data(), s.file.data(), s.file.size(), cudaMemcpyHostToDevice, stream));
-  std::vector<vle::DecodeTable> tables(s.blocks);
-  std::vector<std::uint32_t> primary(s.blocks), samples(bwt::sample_entries(s.n, s.block), 0);
-  std::vector<std::uint64_t> bits(s.blocks);
+  std::vector<std::uint32_t> primary(s.blocks);
+  for (std::size_t b = 0; b < s.blocks; ++b) primary[b] = s.layout.blocks[b].primary;
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.primary.data(), primary.data(), primary.size() * 4, cudaMemcpyHostToDevice, stream));
   if (fast) {
-    s.word_cap = vle::output_words(s.block, 24);
-    s.words = DeviceBuffer<std::uint32_t>(s.word_cap * nb);
-    s.index = DeviceBuffer<std::uint64_t>(strides(s.block) * nb);
+    s.counts = DeviceBuffer<std::uint32_t>(nb);
+    s.segments = fast_segments(s.blocks, s.block, s.counts.data(), nullptr);
+    vle::Segments& g = s.segments;
+    s.symbols = DeviceBuffer<std::uint8_t>(g.capacity * nb);
+    s.selectors = DeviceBuffer<std::uint8_t>(g.selector_stride * nb);
+    g.d_selectors = s.selectors.data();
+    s.words = DeviceBuffer<std::uint32_t>(g.out_stride * nb);
+    s.index = DeviceBuffer<std::uint64_t>(g.index_stride * nb);
     s.bits = DeviceBuffer<std::uint64_t>(nb);
-    s.dec_scratch = DeviceBytes(0);
+    s.tables = DeviceBuffer<vle::DecodeTable>(kMaxFastTables * nb);
+    s.samples = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(bwt::sample_entries(s.n, s.block, kFastSampleStride), 1));
+    std::vector<vle::DecodeTable> tables(kMaxFastTables * s.blocks);
+    std::vector<std::uint32_t> counts(s.blocks), samples(bwt::sample_entries(s.n, s.block, kFastSampleStride));
+    std::vector<std::uint8_t> selectors(g.selector_stride * s.blocks);
+    std::vector<std::uint64_t> index(g.index_stride * s.blocks), bits(s.blocks);
+    for (std::size_t b = 0; b < s.blocks; ++b) {
+      const BlockEntry& e = s.layout.blocks[b];
+      const std::string name = "parcomp container: block " + std::to_string(b) + ": ";
+      const FastPayload p = split_fast(std::span<const std::uint8_t>(s.file).subspan(e.payload_offset, e.payload_bytes),
+                                       e.original_bytes, b);
+      if (p.words_raw.size() / 4 > g.out_stride) throw CorruptDataError(name + "stream longer than any code allows");
+      counts[b] = p.symbols;
+      s.max_symbols = std::max<std::size_t>(s.max_symbols, p.symbols);
+      for (std::size_t t = 0; t < p.lengths.size(); ++t) tables[b * kMaxFastTables + t] = decode_table(p.lengths[t], name);
+      std::copy(p.selectors.begin(), p.selectors.end(), selectors.begin() + static_cast<std::ptrdiff_t>(b * g.selector_stride));
+      std::copy(p.index.begin(), p.index.end(), index.begin() + static_cast<std::ptrdiff_t>(b * g.index_stride));
+      std::copy(p.samples.begin(), p.samples.end(),
+                samples.begin() + static_cast<std::ptrdiff_t>(b * bwt::samples_per_block(s.block, kFastSampleStride)));
+      bits[b] = p.bits;
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.words.data() + b * g.out_stride,
+                                         s.d_file.data() + (p.words_raw.data() - s.file.data()), p.words_raw.size(),
+                                         cudaMemcpyDeviceToDevice, stream));
+    }
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.counts.data(), counts.data(), counts.size() * 4, cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.tables.data(), tables.data(), tables.size() * sizeof(vle::DecodeTable),
+                                       cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.selectors.data(), selectors.data(), selectors.size(), cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.index.data(), index.data(), index.size() * 8, cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.samples.data(), samples.data(), samples.size() * 4, cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.bits.data(), bits.data(), bits.size() * 8, cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vectors die here
   } else {
+    s.tables = DeviceBuffer<vle::DecodeTable>(nb);
     s.sizes = DeviceBuffer<std::uint32_t>(arrays_of(s.block) * nb);
     s.dec_scratch = DeviceBytes(huffman::paper_decode_scratch_bytes(s.block));
     s.data_offset.resize(s.blocks);
-  }
-  for (std::size_t b = 0; b < s.blocks; ++b) {
-    const BlockEntry& e = s.layout.blocks[b];
-    const std::string name = "parcomp container: block " + std::to_string(b) + ": ";
-    primary[b] = e.primary;
-    if (reference::kraft_sum_scaled(e.lengths) > (std::uint64_t{1} << 32)) throw CorruptDataError(name + "code lengths are not a prefix code");
-    const auto table = reference::canonical_codes(e.lengths);
-    std::array<std::uint32_t, 256> codes{};
-    for (int c = 0; c < 256; ++c) codes[c] = table[c].bits;
-    try {
-      tables[b] = vle::make_decode_table(codes, e.lengths);
-    } catch (const ContractError& x) {
-      throw CorruptDataError(name + x.what());
-    }
-    const auto payload = std::span<const std::uint8_t>(s.file).subspan(e.payload_offset, e.payload_bytes);
-    if (fast) {
-      const FastPayload p = split_fast(payload, e.original_bytes, b);
-      if (p.words_raw.size() / 4 > s.word_cap) throw CorruptDataError(name + "stream longer than any code allows");
-      std::copy(p.samples.begin(), p.samples.end(), samples.begin() + static_cast<std::ptrdiff_t>(b * bwt::samples_per_block(s.block)));
-      bits[b] = p.bits;
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.index.data() + b * strides(s.block), p.index.data(), p.index.size() * 8,
-                                         cudaMemcpyHostToDevice, stream));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.words.data() + b * s.word_cap,
-                                         s.d_file.data() + (p.words_raw.data() - s.file.data()), p.words_raw.size(),
-                                         cudaMemcpyDeviceToDevice, stream));
-      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));  // p.index is host memory of this iteration
-    } else {
-      const PaperPayload p = split_paper(payload, e.original_bytes, b);
+    std::vector<vle::DecodeTable> tables(s.blocks);
+    for (std::size_t b = 0; b < s.blocks; ++b) {
+      const BlockEntry& e = s.layout.blocks[b];
+      const std::string name = "parcomp container: block " + std::to_string(b) + ": ";
+      if (reference::kraft_sum_scaled(e.lengths) > (std::uint64_t{1} << 32)) throw CorruptDataError(name + "code lengths are not a prefix code");
+      tables[b] = decode_table(e.lengths, name);
+      const PaperPayload p = split_paper(std::span<const std::uint8_t>(s.file).subspan(e.payload_offset, e.payload_bytes),
+                                         e.original_bytes, b);
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.sizes.data() + b * arrays_of(s.block),
                                          s.d_file.data() + (p.sizes_raw.data() - s.file.data()), p.sizes_raw.size(),
                                          cudaMemcpyDeviceToDevice, stream));
       s.data_offset[b] = static_cast<std::size_t>(p.data.data() - s.file.data());
     }
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.tables.data(), tables.data(), tables.size() * sizeof(vle::DecodeTable),
+                                       cudaMemcpyHostToDevice, stream));
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.tables.data(), tables.data(), tables.size() * sizeof(vle::DecodeTable),
-                                     cudaMemcpyHostToDevice, stream));
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.primary.data(), primary.data(), primary.size() * 4, cudaMemcpyHostToDevice, stream));
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.samples.data(), samples.data(), samples.size() * 4, cudaMemcpyHostToDevice, stream));
-  if (fast) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.bits.data(), bits.data(), bits.size() * 8, cudaMemcpyHostToDevice, stream));
-  const bwt::ReverseConfig rc{fast ? bwt::Variant::fast : bwt::Variant::paper, 4096};
+  const bwt::ReverseConfig rc = reverse_config(s.layout.config);
   const auto mv = fast ? mtf::Variant::fast : mtf::Variant::paper;
   s.mtf_scratch = DeviceBytes(mtf::scratch_bytes(mv, mtf::Direction::reverse, s.n,
                                                  mtf_config(s.layout.config, mtf::Direction::reverse, s.block)));
   s.bwt_scratch = DeviceBytes(bwt::reverse_scratch_bytes(rc, s.n, s.block));
-  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 StageTimes GpuDecompressor::run(cudaStream_t stream) {
@@ -351,43 +441,64 @@ StageTimes GpuDecompressor::run(cudaStream_t stream) {
   StageTimes t;
   if (s.n == 0) return t;
   const bool fast = s.layout.config == Config::fast;
+  auto name_block = [](const CorruptDataError& x, std::size_t b) {
+    return CorruptDataError("parcomp container: block " + std::to_string(b) + ": " + x.what());
+  };
   s.events.record(0, stream);
-  for (std::size_t b = 0; b < s.blocks; ++b) {
-    const BlockEntry& e = s.layout.blocks[b];
-    std::uint8_t* dst = s.moved.data() + b * s.block;
-    if (fast) {
-      vle::decode(s.words.data() + b * s.word_cap, s.word_cap, s.bits.data() + b, s.index.data() + b * strides(s.block),
-                  e.original_bytes, s.tables.data() + b, dst, s.status.data() + 2 * b, stream);
-    } else {
-      huffman::decode_paper(s.d_file.data() + s.data_offset[b], e.payload_bytes - 4 * arrays_of(e.original_bytes),
-                            s.sizes.data() + b * arrays_of(s.block), e.original_bytes, s.tables.data() + b, dst,
-                            s.status.data() + 2 * b, s.dec_scratch.data(), s.dec_scratch.size_bytes(), stream);
+  if (fast) {
+    vle::decode_segments(s.segments, s.max_symbols, s.words.data(), s.bits.data(), s.index.data(), s.tables.data(),
+                         s.symbols.data(), s.status.data(), stream);
+    std::uint32_t st[2] = {};
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(st, s.status.data(), sizeof st, cudaMemcpyDeviceToHost, stream));
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (st[0] != 0) {
+      try {
+        vle::check_segments_status(s.status.data(), stream);
+      } catch (const CorruptDataError& x) {
+        throw name_block(x, st[1]);
+      }
     }
-  }
-  for (std::size_t b = 0; b < s.blocks; ++b) {
+    s.events.record(1, stream);
+    zrle::decode(s.symbols.data(), s.counts.data(), s.n, s.block, s.moved.data(), s.status.data(), stream);
     try {
-      if (fast) vle::check_decode_status(s.status.data() + 2 * b, stream);
-      else huffman::check_decode_status(s.status.data() + 2 * b, stream);
+      zrle::check_decode_status(s.status.data(), stream);
     } catch (const CorruptDataError& x) {
-      throw CorruptDataError("parcomp container: block " + std::to_string(b) + ": " + x.what());
+      throw CorruptDataError(std::string("parcomp container: ") + x.what());
     }
+    s.events.record(2, stream);
+  } else {
+    for (std::size_t b = 0; b < s.blocks; ++b) {
+      const BlockEntry& e = s.layout.blocks[b];
+      huffman::decode_paper(s.d_file.data() + s.data_offset[b], e.payload_bytes - 4 * arrays_of(e.original_bytes),
+                            s.sizes.data() + b * arrays_of(s.block), e.original_bytes, s.tables.data() + b,
+                            s.moved.data() + b * s.block, s.status.data() + 2 * b, s.dec_scratch.data(),
+                            s.dec_scratch.size_bytes(), stream);
+    }
+    for (std::size_t b = 0; b < s.blocks; ++b) {
+      try {
+        huffman::check_decode_status(s.status.data() + 2 * b, stream);
+      } catch (const CorruptDataError& x) {
+        throw name_block(x, b);
+      }
+    }
+    s.events.record(1, stream);
+    s.events.record(2, stream);
   }
-  s.events.record(1, stream);
   mtf::transform(fast ? mtf::Variant::fast : mtf::Variant::paper, mtf::Direction::reverse, s.moved.data(), s.n,
                  s.last.data(), s.mtf_scratch.data(), s.mtf_scratch.size_bytes(),
                  mtf_config(s.layout.config, mtf::Direction::reverse, s.block), stream);
-  s.events.record(2, stream);
-  const bwt::ReverseConfig rc{fast ? bwt::Variant::fast : bwt::Variant::paper, 4096};
+  s.events.record(3, stream);
   try {
-    bwt::reverse(rc, s.last.data(), s.n, s.block, s.primary.data(), s.samples.data(), s.out.data(), s.bwt_scratch.data(),
-                 s.bwt_scratch.size_bytes(), stream);
+    bwt::reverse(reverse_config(s.layout.config), s.last.data(), s.n, s.block, s.primary.data(),
+                 fast ? s.samples.data() : nullptr, s.out.data(), s.bwt_scratch.data(), s.bwt_scratch.size_bytes(), stream);
   } catch (const CorruptDataError& x) {
     throw CorruptDataError(std::string("parcomp container: ") + x.what());
   }
-  s.events.record(3, stream);
+  s.events.record(4, stream);
   t.huffman = s.events.seconds(0, 1);
-  t.mtf = s.events.seconds(1, 2);
-  t.bwt = s.events.seconds(2, 3);
+  t.zrle = s.events.seconds(1, 2);
+  t.mtf = s.events.seconds(2, 3);
+  t.bwt = s.events.seconds(3, 4);
   return t;
 }
 

@@ -2,10 +2,12 @@
 // Huffman on the device, data staying there between stages, and back. Two configurations:
 //   paper  the thesis's kernels: bwt gpu.paper, mtf gpu.paper, huffman gpu.paper (4096-symbol
 //          byte-aligned arrays); its container is bit-identical to the CPU reference pipeline's.
-//   fast   ours: bwt gpu.fast (with start rows for the reverse), mtf gpu.fast, the Huffman
-//          stage's fast histogram and tree, PAVLE's encoder and decoder.
-// The per-block code is the Huffman stage's rule (huffman.hpp); codes are built on the host from
-// the GPU tree's lengths, all blocks at once (one synchronisation).
+//   fast   ours: bwt gpu.fast (start rows every 8192 rotations for the reverse), mtf gpu.fast,
+//          bzip2's zero-run stage (kernels/zrle) and multi-table Huffman code (huffman::
+//          multi_choose), PAVLE's gpu.fast encoder and index-driven decoder for all blocks in one
+//          launch each (vle::encode_segments / decode_segments). No host round trip in run().
+// paper's per-block code is the Huffman stage's rule (huffman.hpp), built on the host from the GPU
+// tree's lengths, all blocks at once (one synchronisation).
 #pragma once
 
 #include "container.hpp"
@@ -22,7 +24,7 @@ namespace parcomp::pipeline {
 
 // Seconds per stage of the last run (CUDA events; host work between them included).
 struct StageTimes {
-  double bwt = 0, mtf = 0, huffman = 0;
+  double bwt = 0, mtf = 0, zrle = 0, huffman = 0;  // zrle: the fast configuration's zero-run stage
 };
 
 // Compression with the input already on the device: upload() once, run() any number of times,

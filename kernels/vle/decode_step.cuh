@@ -47,12 +47,14 @@ __device__ __forceinline__ void report_damage(std::uint32_t* status, std::uint32
   atomicMin(status + 1, static_cast<std::uint32_t>(min(unit, std::int64_t{0xFFFFFFFE})));
 }
 
-// Copies the decode table into shared memory (the whole block takes part; synchronises).
-__device__ __forceinline__ void load_decode_table(const DecodeTable* global, DecodeTable& shared) {
+// Copies `count` consecutive decode tables into shared memory (the whole block takes part;
+// synchronises).
+__device__ __forceinline__ void load_decode_table(const DecodeTable* global, DecodeTable& shared, int count = 1) {
   static_assert(sizeof(DecodeTable) % 4 == 0, "the table is copied in 32-bit words");
   const auto* src = reinterpret_cast<const std::uint32_t*>(global);
   auto* dst = reinterpret_cast<std::uint32_t*>(&shared);
-  for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(sizeof(DecodeTable) / 4); i += static_cast<int>(blockDim.x))
+  const int words = count * static_cast<int>(sizeof(DecodeTable) / 4);
+  for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x))
     dst[i] = src[i];
   __syncthreads();
 }

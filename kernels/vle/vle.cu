@@ -260,7 +260,7 @@ void validate(const Config& c) {
 std::size_t scratch_bytes(const Config& c, std::size_t n) {
   validate(c);
   if (n == 0) return 0;
-  if (c.kernel == Kernel::fast) return detail::fast_scratch_bytes(n);
+  if (c.kernel == Kernel::fast) return detail::fast_scratch_bytes(1, n);
   ScratchCarver sizing;
   carve(sizing, c, make_geometry(n, c));
   return sizing.used();
@@ -291,7 +291,9 @@ void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std:
   }
   ScratchCarver carver(d_scratch, scratch_size);
   if (c.kernel == Kernel::fast) {
-    detail::encode_fast(d_in, n, d_table, max_length, d_out, d_bits, carver, stream, d_index, c.fast_symbols_per_thread);
+    Segments one;
+    one.capacity = n;
+    detail::encode_fast(one, d_in, d_table, max_length, d_out, d_bits, carver, stream, d_index, c.fast_symbols_per_thread, n);
     return;
   }
   PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
@@ -310,6 +312,27 @@ void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std:
         s.offsets, entries, static_cast<std::int64_t>(kIndexStride / (4 * c.dpt)), d_index);
     PARCOMP_CHECK_LAUNCH();
   }
+}
+
+std::size_t segments_scratch_bytes(const Segments& g) { return detail::fast_scratch_bytes(g.count, g.capacity); }
+
+void encode_segments(const Segments& g, const std::uint8_t* d_in, const std::uint32_t* d_tables, int max_length,
+                     std::uint32_t* d_out, std::uint64_t* d_bits, std::uint64_t* d_index, void* d_scratch,
+                     std::size_t scratch_size, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("vle::encode_segments");
+  if (g.count == 0) return;
+  if (g.d_sizes == nullptr || g.tables < 1 || g.tables > kMaxSegmentTables || g.capacity % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(d_in) % 16 != 0)
+    throw ContractError("vle::encode_segments: sizes on the device, 1 to 6 tables, 16-byte aligned slots");
+  if (max_length < 1 || max_length > max_code_length(Kernel::fast))
+    throw ContractError("vle::encode_segments: codewords of 1 to 24 bits");
+  if (g.out_stride < output_words(g.capacity, max_length))
+    throw ContractError("vle::encode_segments: output slots of " + std::to_string(g.out_stride) + " words, need " +
+                        std::to_string(output_words(g.capacity, max_length)));
+  if (d_index != nullptr && g.index_stride < index_entries(g.capacity))
+    throw ContractError("vle::encode_segments: index slots too small");
+  ScratchCarver carver(d_scratch, scratch_size);
+  detail::encode_fast(g, d_in, d_tables, max_length, d_out, d_bits, carver, stream, d_index, 0, 0);
 }
 
 std::size_t scan_scratch_bytes(std::size_t elements) { return scan_temp_bytes(elements); }

@@ -105,6 +105,36 @@ void decode(const std::uint32_t* d_words, std::size_t words, const std::uint64_t
 // Waits for `stream` and throws CorruptDataError naming the first bad subsequence, if any.
 void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream);
 
+// ---- Batches of independent streams (ours; the pipeline's fast configuration) -----------------
+// `count` segments, segment s: d_sizes[s] symbols (device) at d_in + s * capacity; coded with
+// `tables` packed tables (256 entries each) at d_tables + s * tables * 256, symbols i .. i + 63
+// with table d_selectors[s * selector_stride + i / 64] (nullptr: table 0); its stream to d_out +
+// s * out_stride words, its bit count to d_bits[s], its index (optional) to d_index + s *
+// index_stride. One launch for all segments: the look-back of gpu.fast stops at each segment's
+// first tile. Decoding mirrors it, with `tables` DecodeTables per segment, output at d_out + s *
+// capacity (16-byte aligned); damage names the segment.
+inline constexpr std::size_t kSelectorGroup = 64;
+inline constexpr int kMaxSegmentTables = 6;
+struct Segments {
+  std::size_t count = 1;
+  std::size_t capacity = 0;  // a multiple of 16
+  const std::uint32_t* d_sizes = nullptr;
+  int tables = 1;
+  const std::uint8_t* d_selectors = nullptr;
+  std::size_t selector_stride = 0;
+  std::size_t out_stride = 0;  // at least output_words(capacity, max_length)
+  std::size_t index_stride = 0;
+};
+std::size_t segments_scratch_bytes(const Segments& g);
+void encode_segments(const Segments& g, const std::uint8_t* d_in, const std::uint32_t* d_tables, int max_length,
+                     std::uint32_t* d_out, std::uint64_t* d_bits, std::uint64_t* d_index, void* d_scratch,
+                     std::size_t scratch_bytes, cudaStream_t stream);
+// max_symbols: an upper bound of the sizes (sizes the grid); a size above capacity is damage.
+void decode_segments(const Segments& g, std::size_t max_symbols, const std::uint32_t* d_words, const std::uint64_t* d_bits,
+                     const std::uint64_t* d_index, const DecodeTable* d_tables, std::uint8_t* d_out,
+                     std::uint32_t* d_status, cudaStream_t stream);
+void check_segments_status(const std::uint32_t* d_status, cudaStream_t stream);
+
 // The scan alone, as the paper's reference line: exclusive sum of `elements` 32-bit lengths.
 std::size_t scan_scratch_bytes(std::size_t elements);
 void scan_only(const std::uint32_t* d_lengths, std::size_t elements, std::uint64_t* d_offsets, void* d_scratch,

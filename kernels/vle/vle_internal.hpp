@@ -7,9 +7,11 @@
 
 namespace parcomp::vle::detail {
 
-std::size_t fast_scratch_bytes(std::size_t n);
-void encode_fast(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
+// `count` slots of `capacity` symbols (one plain stream: 1, n).
+std::size_t fast_scratch_bytes(std::size_t count, std::size_t capacity);
+// n: the symbols of a single segment (g.d_sizes == nullptr).
+void encode_fast(const Segments& g, const std::uint8_t* d_in, const std::uint32_t* d_table, int max_length,
                  std::uint32_t* d_out, std::uint64_t* d_bits, ScratchCarver& scratch, cudaStream_t stream,
-                 std::uint64_t* d_index, unsigned symbols_per_thread);
+                 std::uint64_t* d_index, unsigned symbols_per_thread, std::size_t n);
 
 }  // namespace parcomp::vle::detail

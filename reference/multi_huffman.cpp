@@ -1,0 +1,76 @@
+#include "multi_huffman.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace parcomp::reference {
+
+int multi_table_count(std::size_t symbols) {
+  return symbols < 200 ? 2 : symbols < 600 ? 3 : symbols < 1200 ? 4 : symbols < 2400 ? 5 : 6;
+}
+
+Lengths huffman_lengths_rescaled(Histogram freq, int max_length) {
+  for (;;) {
+    const Lengths l = huffman_lengths_unlimited(freq);
+    if (*std::max_element(l.begin(), l.end()) <= max_length) return l;
+    for (auto& f : freq)
+      if (f != 0) f = 1 + f / 2;
+  }
+}
+
+std::vector<Lengths> multi_initial_costs(const Histogram& hist, int tables) {
+  std::vector<Lengths> costs(static_cast<std::size_t>(tables));
+  std::uint64_t remaining = 0;
+  for (const auto f : hist) remaining += f;
+  int lo = 0;
+  for (int part = tables; part > 0; --part) {
+    const std::uint64_t target = remaining / static_cast<std::uint64_t>(part);
+    std::uint64_t got = 0;
+    int hi = lo - 1;
+    while (got < target && hi < 255) got += hist[static_cast<std::size_t>(++hi)];
+    if (hi > lo && part != tables && part != 1 && (tables - part) % 2 == 1) got -= hist[static_cast<std::size_t>(hi--)];
+    for (int c = 0; c < 256; ++c) costs[static_cast<std::size_t>(part - 1)][static_cast<std::size_t>(c)] = c >= lo && c <= hi ? kCheapCost : kDearCost;
+    lo = hi + 1;
+    remaining -= got;
+  }
+  return costs;
+}
+
+MultiCode multi_choose(std::span<const std::uint8_t> symbols) {
+  const Histogram hist = byte_histogram(symbols);
+  const int tables = multi_table_count(symbols.size());
+  const std::size_t groups = multi_groups(symbols.size());
+  MultiCode code;
+  code.lengths = multi_initial_costs(hist, tables);
+  code.selectors.assign(groups, 0);
+  for (int it = 0; it < kTableIterations; ++it) {
+    std::vector<Histogram> counts(static_cast<std::size_t>(tables), Histogram{});
+    for (std::size_t g = 0; g < groups; ++g) {
+      const auto group = symbols.subspan(g * kGroupSymbols, std::min(kGroupSymbols, symbols.size() - g * kGroupSymbols));
+      std::uint32_t best = ~0u;
+      int pick = 0;
+      for (int t = 0; t < tables; ++t) {
+        std::uint32_t cost = 0;
+        for (const std::uint8_t s : group) cost += code.lengths[static_cast<std::size_t>(t)][s];
+        if (cost < best) best = cost, pick = t;
+      }
+      code.selectors[g] = static_cast<std::uint8_t>(pick);
+      for (const std::uint8_t s : group) ++counts[static_cast<std::size_t>(pick)][s];
+    }
+    for (int t = 0; t < tables; ++t) {
+      Histogram h = counts[static_cast<std::size_t>(t)];
+      for (int c = 0; c < 256; ++c)
+        if (hist[static_cast<std::size_t>(c)] != 0 && h[static_cast<std::size_t>(c)] == 0) h[static_cast<std::size_t>(c)] = 1;
+      code.lengths[static_cast<std::size_t>(t)] = huffman_lengths_rescaled(h, kMultiMaxLength);
+    }
+  }
+  return code;
+}
+
+std::uint64_t multi_encoded_bits(std::span<const std::uint8_t> symbols, const MultiCode& code) {
+  std::uint64_t bits = 0;
+  for (std::size_t i = 0; i < symbols.size(); ++i) bits += code.lengths[code.selectors[i / kGroupSymbols]][symbols[i]];
+  return bits;
+}
+
+}  // namespace parcomp::reference

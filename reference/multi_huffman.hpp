@@ -1,0 +1,57 @@
+// Serial CPU oracle for the pipeline's multi-table Huffman coding (fast configuration; ours, after
+// bzip2's compressor, Seward 1996-2019; the thesis codes each block with one table):
+//   - the block's symbols (zero-run stage output) are cut into groups of kGroupSymbols symbols;
+//     each group is coded with one of T tables (T by bzip2's rule from the symbol count, at most 6),
+//     its selector recorded;
+//   - the tables are chosen as bzip2 does: start from T cost tables that split the alphabet into
+//     T ranges of about equal frequency (cost 0 inside the range, 15 outside); then
+//     kTableIterations times: give each group the table of least total cost (ties to the lower
+//     table), count each table's symbols over its groups, and rebuild each table as a Huffman code
+//     of those counts in which every symbol the block uses has at least count 1 (so any group may
+//     take any table);
+//   - a code deeper than kMultiMaxLength bits is rebuilt from halved counts (c -> 1 + c / 2) until
+//     it fits (bzip2's rule; the Huffman tree itself is huffman_lengths_unlimited's).
+// bzip2 groups 50 symbols; 64 keeps groups aligned with the GPU encoder's 32-symbol threads and
+// the decoder's 1024-symbol index. The GPU kernels (kernels/huffman/multi.cu) follow these steps
+// exactly, so their lengths and selectors are bit-identical.
+#pragma once
+
+#include "huffman.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace parcomp::reference {
+
+inline constexpr std::size_t kGroupSymbols = 64;
+inline constexpr int kMaxTables = 6, kTableIterations = 4, kMultiMaxLength = 16;
+inline constexpr std::uint8_t kCheapCost = 0, kDearCost = 15;  // bzip2's LESSER_ICOST / GREATER_ICOST
+
+using Lengths = std::array<std::uint8_t, 256>;
+
+// bzip2's table count for a block of `symbols` symbols: 2 below 200, 3 below 600, 4 below 1200,
+// 5 below 2400, else 6.
+int multi_table_count(std::size_t symbols);
+inline std::size_t multi_groups(std::size_t symbols) { return (symbols + kGroupSymbols - 1) / kGroupSymbols; }
+
+// huffman_lengths_unlimited, with counts halved (c -> 1 + c / 2, zero stays zero) until no
+// length exceeds max_length.
+Lengths huffman_lengths_rescaled(Histogram freq, int max_length);
+
+// bzip2's starting cost tables for a block histogram: table T-1 is cheap on the least symbols,
+// ..., table 0 on the greatest.
+std::vector<Lengths> multi_initial_costs(const Histogram& hist, int tables);
+
+struct MultiCode {
+  std::vector<Lengths> lengths;         // one per table
+  std::vector<std::uint8_t> selectors;  // one per group
+};
+MultiCode multi_choose(std::span<const std::uint8_t> symbols);
+
+// Bits of `symbols` under the code (for checks and estimates).
+std::uint64_t multi_encoded_bits(std::span<const std::uint8_t> symbols, const MultiCode& code);
+
+}  // namespace parcomp::reference
