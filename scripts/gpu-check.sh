@@ -4,7 +4,8 @@
 # Runs from a source checkout (binaries in build/) or from a bundle folder (binaries beside it:
 # `cmake --build build --target bundle`), which needs only the NVIDIA driver on the host.
 #
-#   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-sanitizer] [-- extra bench args]
+#   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-sanitizer] [--sanitizer-filter GTEST_FILTER]
+#                [-- extra bench args]
 #
 # Exit status is non-zero if any step failed; a GPU test that skips on a GPU machine is a failure
 # (except those skipped for lack of device memory, which are listed).
@@ -15,6 +16,7 @@ out=${OUT:-$PWD/gpu-check-out}
 filter="."
 bin=""
 sanitizer=1
+sanitizer_filter='-*Large*:*BwtGpu.AllOneCharacter*:*BwtGpu.PeriodicStrings*:*BwtGpu.MegabyteBlocks*'
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -22,8 +24,9 @@ while [ $# -gt 0 ]; do
     --filter) filter="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
     --no-sanitizer) sanitizer=0; shift ;;
+    --sanitizer-filter) sanitizer_filter="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -74,12 +77,12 @@ sys.exit(1 if bad else 0)
 PY
 if [ $sanitizer -eq 1 ]; then
   if command -v compute-sanitizer >/dev/null 2>&1; then
-    # Left out under memcheck, as they take many minutes there: the Large (>2 GiB) tests, and the
-    # BWT tests whose every rotation ties (all one character, periodic, megabyte blocks); the same
-    # BWT kernels run under memcheck in the smaller BWT tests.
+    # Left out under memcheck by default, as they take many minutes there: the Large (>2 GiB)
+    # tests, and the BWT tests whose every rotation ties (all one character, periodic, megabyte
+    # blocks); the same BWT kernels run under memcheck in the smaller BWT tests.
     step "GPU tests under compute-sanitizer memcheck" "$out/memcheck.log" \
       compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
-      "$tests_gpu" --gtest_filter='-*Large*:*BwtGpu.AllOneCharacter*:*BwtGpu.PeriodicStrings*:*BwtGpu.MegabyteBlocks*'
+      "$tests_gpu" --gtest_filter="$sanitizer_filter"
   else
     summary+=("FAILED  compute-sanitizer not found"); failed=1
   fi
