@@ -7,6 +7,7 @@ if(BUILD_TESTING)
 endif()
 install(TARGETS ${PARCOMP_BUNDLE_TARGETS} RUNTIME DESTINATION . COMPONENT bundle)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh
+                 ${PROJECT_SOURCE_DIR}/scripts/bytes_per_char.py
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py DESTINATION . COMPONENT bundle)
 
 # lbzip2 is run as a program by the pipeline benchmark; it needs only glibc.
