@@ -11,7 +11,7 @@
 //   zstd.cpu.mt.l19 (libzstd level 3 on one core; level 19 with a worker per host thread;
 //   decompression is one core either way).
 //   thesis.fig4_1    the host's PCIe bandwidth: cudaMemcpy of 256 MiB host to device and back, from
-//                    pinned and from pageable memory (pcie.h2d.pinned, ...).
+//                    pinned and from pageable memory (pcie.h2d/pinned-memory, ...).
 // The BWT columns alone are in bench/bwt.cpp (bwt.*, rbwt.*). Every GPU container is first checked:
 // paper bit-identical to the CPU reference pipeline's, both decompressed back to the input.
 #include "common/gpu_timing.hpp"
@@ -265,7 +265,7 @@ void register_pipeline() {
   for (const bool pinned : {true, false})
     for (const bool to_device : {true, false}) {
       const std::size_t n = std::size_t{256} << 20;
-      const std::string name = fmt::format("thesis.fig4_1/pcie.{}.{}/n={}", to_device ? "h2d" : "d2h",
+      const std::string name = fmt::format("thesis.fig4_1/pcie.{}/{}-memory/n={}", to_device ? "h2d" : "d2h",
                                            pinned ? "pinned" : "pageable", n);
       configure_gpu(benchmark::RegisterBenchmark(name.c_str(), pcie_copy, to_device, pinned, n, name));
     }
