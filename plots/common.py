@@ -125,15 +125,16 @@ def device_label(res: Results) -> str:
     return f"{gpu}; CPU: {res.cpu_name} (1 core)"
 
 
-def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str) -> Path:
-    """Titles a figure with the experiment, GPU, CPU, paper note and commit; writes out/<id>.png."""
+def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, stem: str | None = None) -> Path:
+    """Titles a figure with the experiment, GPU, CPU, paper note and commit; writes out/<id>.png
+    (out/<stem>.png when an experiment has more than one figure)."""
     import matplotlib.pyplot as plt
 
     sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
     fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{experiment}.png"
+    path = out / f"{stem or experiment}.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -216,7 +217,7 @@ def _variant_order(v: str):
 
 def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str,
                        paper_speedup: float | None = None, sweep_note: str | None = None,
-                       baseline: str = "cpu.serial") -> Path:
+                       baseline: str = "cpu.serial", variants: set | None = None, stem: str | None = None) -> Path:
     """Throughput per dataset and variant (bars), the speedup over the baseline variant (the
     serial CPU code unless the module names another), and, when the experiment also sweeps a
     parameter (name part list=<k>, threads=<k>, ...), time vs that parameter."""
@@ -224,9 +225,9 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = res.select(experiment)
+    rows = [r for r in res.select(experiment) if variants is None or r.variant in variants]
     sweep = res.select(experiment, key=None)
-    sweep = [r for r in sweep if r.key != "n"]
+    sweep = [r for r in sweep if r.key != "n" and (variants is None or r.variant in variants)]
     if not rows and not sweep:
         raise SystemExit(f"{res.path}: no results for {experiment}")
     panels = (2 if rows else 0) + (1 if sweep else 0)
@@ -274,7 +275,21 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
         ax.legend(fontsize=8)
         if sweep_note:
             ax.set_title(sweep_note, fontsize=9)
-    return save_figure(fig, res, experiment, out, paper_note)
+    return save_figure(fig, res, experiment, out, paper_note, stem)
+
+
+def pipeline_or_stage_figure(pipeline_note: str):
+    """FIGURE for thesis.table4_1 / 4_2, which hold two kinds of rows: a BWT result file gives the
+    BWT column's figure (<id>.png, baseline module.BASELINE), a pipeline result file the whole
+    pipeline's (<id>.pipeline.png, baseline bzip2.cpu, titled with pipeline_note)."""
+    def figure(res: Results, experiment: str, out: Path, paper_note: str, **kw) -> Path:
+        rows = res.select(experiment)
+        pipeline = {r.variant for r in rows if r.variant.startswith("pipeline.") or ".cpu" in r.variant and "bwt" not in r.variant}
+        if any(v.startswith("pipeline.") for v in pipeline):
+            return per_dataset_figure(res, experiment, out, pipeline_note, baseline="bzip2.cpu", variants=pipeline,
+                                      stem=f"{experiment}.pipeline")
+        return per_dataset_figure(res, experiment, out, paper_note, **kw)
+    return figure
 
 
 def cli(module_name: str, argv=None) -> int:

@@ -6,8 +6,10 @@ pipeline benchmarks), appended to a benchmark JSON as rows of the experiment.
     bytes_per_char.py --profile profile.json --into bench.json
 
 Each kernel counts to the stage of its namespace (bwt, mtf, zrle = zero runs, huffman / vle =
-Huffman); a CUB kernel counts to the stage of the parcomp kernel before it (the one that launched
-its sort or scan), or after it when it comes first. Rows are named
+Huffman; Nsight names them without the parcomp:: prefix); a CUB kernel counts to the stage of a
+parcomp type in its template arguments, else of the parcomp kernel before it (the one that
+launched its sort or scan), or after it when it comes first. DRAM bytes leave out what stays in
+L2: use inputs larger than L2 where that matters. Rows are named
 thesis.bytes_per_char/<pipeline variant>.<compress|decompress>/<dataset>/n=<bytes> with counters
 bytes_per_char (all kernels) and <stage>_bytes_per_char; their time is the summed kernel time.
 """
@@ -17,15 +19,16 @@ import re
 import sys
 from pathlib import Path
 
-STAGES = [("bwt", "bwt"), ("mtf", "mtf"), ("zrle", "zrle"), ("huffman", "huffman"), ("vle", "huffman")]
+STAGES = {"bwt": "bwt", "mtf": "mtf", "zrle": "zrle", "huffman": "huffman", "vle": "huffman"}
+NAMESPACE = re.compile(r"(?:^|[\s<(,*&:])(?:parcomp::)?(bwt|mtf|zrle|huffman|vle)::")
 NAME = re.compile(r"^thesis\.table4_(?P<t>[12])/(?P<variant>[^/]+)/(?P<dataset>[^/]+)/n=(?P<n>\d+)")
 
 
 def stage_of(kernel: str) -> str | None:
-    for ns, stage in STAGES:
-        if f"parcomp::{ns}::" in kernel:
-            return stage
-    return None
+    """The stage of a kernel's own namespace, or of a parcomp type in a CUB kernel's template
+    arguments (the BWT's comparator, say); None when there is neither."""
+    m = NAMESPACE.search(kernel)
+    return STAGES[m.group(1)] if m else None
 
 
 def rows(profile: dict) -> list[dict]:
