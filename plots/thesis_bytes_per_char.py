@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""thesis.bytes_per_char: device memory (DRAM) bytes per input character, per pipeline stage
+"""thesis.bytes_per_char: device memory bytes per input character, per pipeline stage (DRAM bars, L2 requests marked)
 Usage: python3 plots/thesis_bytes_per_char.py RESULT.json [--out plots/out]"""
 import sys
 from pathlib import Path
@@ -26,8 +26,11 @@ def FIGURE(res, experiment, out, paper_note, **kw):
         if any(ys):
             ax.bar(labels, ys, bottom=bottom, label=s, color=f"C{i}")
             bottom = [b + y for b, y in zip(bottom, ys)]
+    l2 = [(label, r.counters["l2_bytes_per_char"]) for label, r in zip(labels, rows) if "l2_bytes_per_char" in r.counters]
+    if l2:
+        ax.plot([x for x, _ in l2], [y for _, y in l2], "kD", ls="", label="L2 bytes requested by the SMs (what stays in L2 included)")
     ax.axhline(186, color="black", ls=":", label="thesis: about 186")
-    ax.set_ylabel("DRAM bytes per input character")
+    ax.set_ylabel("bytes per input character")
     ax.tick_params(axis="x", labelsize=7)
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)

@@ -9,7 +9,8 @@ Each kernel counts to the stage of its namespace (bwt, mtf, zrle = zero runs, hu
 Huffman; Nsight names them without the parcomp:: prefix); a CUB kernel counts to the stage of a
 parcomp type in its template arguments, else of the parcomp kernel before it (the one that
 launched its sort or scan), or after it when it comes first. DRAM bytes leave out what stays in
-L2: use inputs larger than L2 where that matters. Rows are named
+L2; the L2 counters (l2_bytes_per_char, <stage>_l2_bytes_per_char: the SMs' global-memory
+requests in 32-byte sectors) include it. Rows are named
 thesis.bytes_per_char/<pipeline variant>.<compress|decompress>/<dataset>/n=<bytes> with counters
 bytes_per_char (all kernels) and <stage>_bytes_per_char; their time is the summed kernel time.
 """
@@ -45,8 +46,11 @@ def rows(profile: dict) -> list[dict]:
                 after = [x for x in stages[i + 1:] if x]
                 stages[i] = before[-1] if before else (after[0] if after else "other")
         per: dict[str, float] = {}
+        l2: dict[str, float] = {}
         for k, s in zip(kernels, stages):
             per[s] = per.get(s, 0.0) + (k["dram_read_bytes"] or 0.0) + (k["dram_write_bytes"] or 0.0)
+            if k.get("l2_bytes") is not None:
+                l2[s] = l2.get(s, 0.0) + k["l2_bytes"]
         total = sum(per.values())
         seconds = sum(k["seconds"] or 0.0 for k in kernels)
         row = {"name": f"thesis.bytes_per_char/{m['variant']}.{'compress' if m['t'] == '1' else 'decompress'}/"
@@ -56,6 +60,10 @@ def rows(profile: dict) -> list[dict]:
         row["run_name"] = row["name"]
         for s, b in per.items():
             row[f"{s}_bytes_per_char"] = b / n
+        if l2:
+            row["l2_bytes_per_char"] = sum(l2.values()) / n
+            for s, b in l2.items():
+                row[f"{s}_l2_bytes_per_char"] = b / n
         out.append(row)
     return out
 

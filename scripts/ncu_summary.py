@@ -36,12 +36,14 @@ def read_kernels(path: Path) -> list[dict]:
 
         seconds = metric("gpu__time_duration.sum")
         read, write = metric("dram__bytes_read.sum"), metric("dram__bytes_write.sum")
+        l2_read, l2_write = metric("lts__t_sectors_srcunit_tex_op_read.sum"), metric("lts__t_sectors_srcunit_tex_op_write.sum")
         dram = (read or 0.0) + (write or 0.0)
         kernels.append({
             "kernel": rec.get("Kernel Name", rec.get("Function Name", "?")),
             "grid": rec.get("launch__grid_size"), "block": rec.get("launch__block_size"),
             "registers_per_thread": metric("launch__registers_per_thread"),
             "seconds": seconds, "dram_read_bytes": read, "dram_write_bytes": write,
+            "l2_bytes": None if l2_read is None else 32 * (l2_read + (l2_write or 0.0)),
             "dram_bytes_per_second": dram / seconds if seconds else None,
             "achieved_occupancy_pct": metric("sm__warps_active.avg.pct_of_peak_sustained_active"),
         })

@@ -39,14 +39,19 @@ mkdir -p "$out"
 mapfile -t names < <("$bin" --benchmark_list_tests --benchmark_filter="$filter" | sed -n 's|/manual_time$||p')
 [ ${#names[@]} -gt 0 ] || { echo "profile: no GPU benchmark matches '$filter'" >&2; exit 1; }
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_registers,launch__registers_per_thread,launch__grid_size,launch__block_size
+# The SMs' global-memory requests as L2 sees them (32-byte sectors), what stays in L2 included.
+l2_metrics=lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
 csvs=()
 for name in "${names[@]}"; do
   range="${name//\//:}"
   csv="$out/$(echo "$name" | tr '/=' '__').csv"
   echo "==> ncu: $name" >&2
-  ncu --nvtx --nvtx-include "parcomp-bench@$range/" --clock-control none --metrics "$metrics" \
-      --csv --page raw "${extra[@]}" \
-      "$bin" --benchmark_filter="^$name/" --parcomp_once > "$csv.raw" 2> "$csv.log" \
+  run_ncu() {
+    ncu --nvtx --nvtx-include "parcomp-bench@$range/" --clock-control none --metrics "$1" \
+        --csv --page raw "${extra[@]}" \
+        "$bin" --benchmark_filter="^$name/" --parcomp_once > "$csv.raw" 2> "$csv.log"
+  }
+  run_ncu "$metrics,$l2_metrics" || { echo "profile: no L2 sector metrics here; DRAM only" >&2; run_ncu "$metrics"; } \
     || { echo "profile: ncu failed for $name (see $csv.log)" >&2; exit 1; }
   grep '^"' "$csv.raw" > "$csv" || true
   rm -f "$csv.raw"

@@ -9,6 +9,7 @@
 #include "../mtf/mtf.hpp"
 #include "../vle/vle.hpp"
 #include "../zrle/zrle.hpp"
+#include "reference/blocks.hpp"
 #include "reference/multi_huffman.hpp"
 
 #include <algorithm>
@@ -152,8 +153,9 @@ void GpuCompressor::upload(std::span<const std::uint8_t> in, cudaStream_t stream
   State& s = *s_;
   if (in.size() != s.n) throw ContractError("GpuCompressor::upload: input size differs from the constructed size");
   s.crcs.resize(s.blocks);
-  for (std::size_t b = 0; b < s.blocks; ++b) s.crcs[b] = crc32(in.subspan(b * s.block, len_of(s.n, s.block, b)));
+  // The blocks' CRC-32 on all host threads while the input travels.
   if (!in.empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.in.data(), in.data(), in.size(), cudaMemcpyHostToDevice, stream));
+  reference::for_each_block(s.blocks, 0, [&](std::size_t b) { s.crcs[b] = crc32(in.subspan(b * s.block, len_of(s.n, s.block, b))); });
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -448,19 +450,10 @@ StageTimes GpuDecompressor::run(cudaStream_t stream) {
   if (fast) {
     vle::decode_segments(s.segments, s.max_symbols, s.words.data(), s.bits.data(), s.index.data(), s.tables.data(),
                          s.symbols.data(), s.status.data(), stream);
-    std::uint32_t st[2] = {};
-    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(st, s.status.data(), sizeof st, cudaMemcpyDeviceToHost, stream));
-    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (st[0] != 0) {
-      try {
-        vle::check_segments_status(s.status.data(), stream);
-      } catch (const CorruptDataError& x) {
-        throw name_block(x, st[1]);
-      }
-    }
-    s.events.record(1, stream);
-    zrle::decode(s.symbols.data(), s.counts.data(), s.n, s.block, s.moved.data(), s.status.data(), stream);
     try {
+      vle::check_segments_status(s.status.data(), stream, "block");
+      s.events.record(1, stream);
+      zrle::decode(s.symbols.data(), s.counts.data(), s.n, s.block, s.moved.data(), s.status.data(), stream);
       zrle::check_decode_status(s.status.data(), stream);
     } catch (const CorruptDataError& x) {
       throw CorruptDataError(std::string("parcomp container: ") + x.what());
@@ -507,9 +500,10 @@ std::vector<std::uint8_t> GpuDecompressor::output(cudaStream_t stream) {
   std::vector<std::uint8_t> out(s.n);
   if (s.n != 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(out.data(), s.out.data(), s.n, cudaMemcpyDeviceToHost, stream));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::size_t b = 0; b < s.blocks; ++b)
+  reference::for_each_block(s.blocks, 0, [&](std::size_t b) {
     if (crc32(std::span(out).subspan(b * s.block, len_of(s.n, s.block, b))) != s.layout.blocks[b].crc)
       throw CorruptDataError("parcomp container: block " + std::to_string(b) + ": CRC-32 of the decoded block does not match");
+  });
   return out;
 }
 

@@ -133,7 +133,8 @@ void encode_segments(const Segments& g, const std::uint8_t* d_in, const std::uin
 void decode_segments(const Segments& g, std::size_t max_symbols, const std::uint32_t* d_words, const std::uint64_t* d_bits,
                      const std::uint64_t* d_index, const DecodeTable* d_tables, std::uint8_t* d_out,
                      std::uint32_t* d_status, cudaStream_t stream);
-void check_segments_status(const std::uint32_t* d_status, cudaStream_t stream);
+// Waits for `stream`; throws CorruptDataError naming the first damaged segment as "<unit> k".
+void check_segments_status(const std::uint32_t* d_status, cudaStream_t stream, const std::string& unit = "segment");
 
 // The scan alone, as the paper's reference line: exclusive sum of `elements` 32-bit lengths.
 std::size_t scan_scratch_bytes(std::size_t elements);

@@ -454,10 +454,10 @@ void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream) {
                          damage_text(s[0]));
 }
 
-void check_segments_status(const std::uint32_t* d_status, cudaStream_t stream) {
+void check_segments_status(const std::uint32_t* d_status, cudaStream_t stream, const std::string& unit) {
   const auto s = read_status(d_status, stream);
   if (s[0] == 0) return;
-  throw CorruptDataError("vle::decode_segments: corrupt stream in segment " + std::to_string(s[1]) + ": " + damage_text(s[0]));
+  throw CorruptDataError(unit + " " + std::to_string(s[1]) + ": corrupt Huffman stream: " + damage_text(s[0]));
 }
 
 }  // namespace parcomp::vle

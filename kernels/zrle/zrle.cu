@@ -237,7 +237,7 @@ void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream) {
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s, d_status, sizeof s, cudaMemcpyDeviceToHost, stream));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (s[0] != 0)
-    throw CorruptDataError("zero-run stage: block " + std::to_string(s[1]) + " does not decode to its size");
+    throw CorruptDataError("block " + std::to_string(s[1]) + ": the zero-run symbols do not decode to the block's size");
 }
 
 }  // namespace parcomp::zrle

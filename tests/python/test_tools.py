@@ -98,3 +98,25 @@ def test_ncu_summary(tmp_path):
     assert len(kernels) == 5
     for k in kernels:
         assert k["seconds"] > 0 and k["dram_read_bytes"] is not None and 0 <= k["achieved_occupancy_pct"] <= 100
+
+
+def test_bytes_per_char(tmp_path):
+    # Kernels count to their namespace's stage; CUB kernels to a parcomp type in their template
+    # arguments, else to the parcomp kernel before them.
+    def k(name, dram, l2=None):
+        return {"kernel": name, "seconds": 1e-3, "dram_read_bytes": dram, "dram_write_bytes": 0.0, "l2_bytes": l2}
+    profile = {"thesis.table4_1/pipeline.gpu.fast/text/n=100": [
+        k("bwt::<unnamed>::initial_keys_kernel(int)", 1000, 2000),
+        k("void radix_sort::DeviceRadixSortOnesweepKernel<Policy, unsigned long>(T7 *)", 500, 500),
+        k("void merge_sort::DeviceMergeSortBlockSortKernel<bwt::<unnamed>::RotationLess>(bool)", 100, 100),
+        k("void mtf::<unnamed>::transform_kernel<0>(const unsigned char *)", 200, 300),
+        k("void scan::DeviceScanKernel<int>(T2)", 50, 50),
+        k("vle::<unnamed>::decode_kernel(const unsigned int *)", 30, 40)]}
+    (tmp_path / "profile.json").write_text(json.dumps(profile))
+    (tmp_path / "bench.json").write_text(json.dumps({"context": {}, "benchmarks": []}))
+    run(ROOT / "scripts" / "bytes_per_char.py", "--profile", tmp_path / "profile.json", "--into", tmp_path / "bench.json",
+        check=True)
+    [row] = json.loads((tmp_path / "bench.json").read_text())["benchmarks"]
+    assert row["name"] == "thesis.bytes_per_char/pipeline.gpu.fast.compress/text/n=100"
+    assert row["bwt_bytes_per_char"] == 16.0 and row["mtf_bytes_per_char"] == 2.5 and row["huffman_bytes_per_char"] == 0.3
+    assert row["bytes_per_char"] == 18.8 and row["l2_bytes_per_char"] == 29.9
