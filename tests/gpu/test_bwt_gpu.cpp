@@ -58,7 +58,9 @@ class BwtGpu : public GpuTest, public ::testing::WithParamInterface<Case> {
     if (samples) {
       const auto got = d_samples.download(want.samples.size());
       for (std::size_t k = 0; k < got.size(); ++k)
-        if (want.samples[k] != 0xFFFFFFFFu) ASSERT_EQ(got[k], want.samples[k]) << "sample " << k;
+        if (want.samples[k] != 0xFFFFFFFFu) {
+          ASSERT_EQ(got[k], want.samples[k]) << "sample " << k;
+        }
     } else {
       // The paper forward writes no samples: the fast reverse gets the oracle's.
       d_samples.upload(want.samples);

@@ -157,7 +157,9 @@ TEST_F(FastEntropyGpu, MultiTableCodesMatchTheOracleAndStreamsRoundTrip) {
     ASSERT_TRUE(std::equal(s.words.begin(), s.words.end(), words.begin() + static_cast<std::ptrdiff_t>(b * g.out_stride)));
     std::uint64_t at = 0;
     for (std::size_t i = 0; i < counts[b]; ++i) {
-      if (i % vle::kIndexStride == 0) ASSERT_EQ(index[b * g.index_stride + i / vle::kIndexStride], at) << "index " << i;
+      if (i % vle::kIndexStride == 0) {
+        ASSERT_EQ(index[b * g.index_stride + i / vle::kIndexStride], at) << "index " << i;
+      }
       at += code.lengths[code.selectors[i / reference::kGroupSymbols]][want.symbols[b][i]];
     }
   }
