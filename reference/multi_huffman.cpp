@@ -9,10 +9,11 @@ int multi_table_count(std::size_t symbols) {
   return symbols < 200 ? 2 : symbols < 600 ? 3 : symbols < 1200 ? 4 : symbols < 2400 ? 5 : 6;
 }
 
-Lengths huffman_lengths_rescaled(Histogram freq, int max_length) {
+Lengths huffman_lengths_rescaled(Histogram freq, int max_length, int* halvings) {
   for (;;) {
     const Lengths l = huffman_lengths_unlimited(freq);
     if (*std::max_element(l.begin(), l.end()) <= max_length) return l;
+    if (halvings != nullptr) ++*halvings;
     for (auto& f : freq)
       if (f != 0) f = 1 + f / 2;
   }
@@ -61,7 +62,7 @@ MultiCode multi_choose(std::span<const std::uint8_t> symbols) {
       Histogram h = counts[static_cast<std::size_t>(t)];
       for (int c = 0; c < 256; ++c)
         if (hist[static_cast<std::size_t>(c)] != 0 && h[static_cast<std::size_t>(c)] == 0) h[static_cast<std::size_t>(c)] = 1;
-      code.lengths[static_cast<std::size_t>(t)] = huffman_lengths_rescaled(h, kMultiMaxLength);
+      code.lengths[static_cast<std::size_t>(t)] = huffman_lengths_rescaled(h, kMultiMaxLength, &code.halvings);
     }
   }
   return code;

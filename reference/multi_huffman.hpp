@@ -38,8 +38,8 @@ int multi_table_count(std::size_t symbols);
 inline std::size_t multi_groups(std::size_t symbols) { return (symbols + kGroupSymbols - 1) / kGroupSymbols; }
 
 // huffman_lengths_unlimited, with counts halved (c -> 1 + c / 2, zero stays zero) until no
-// length exceeds max_length.
-Lengths huffman_lengths_rescaled(Histogram freq, int max_length);
+// length exceeds max_length; `halvings` (optional) is increased by the number of halvings.
+Lengths huffman_lengths_rescaled(Histogram freq, int max_length, int* halvings = nullptr);
 
 // bzip2's starting cost tables for a block histogram: table T-1 is cheap on the least symbols,
 // ..., table 0 on the greatest.
@@ -48,6 +48,7 @@ std::vector<Lengths> multi_initial_costs(const Histogram& hist, int tables);
 struct MultiCode {
   std::vector<Lengths> lengths;         // one per table
   std::vector<std::uint8_t> selectors;  // one per group
+  int halvings = 0;                     // halvings over all rounds and tables (for tests)
 };
 MultiCode multi_choose(std::span<const std::uint8_t> symbols);
 

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The GPU routine: on a machine with a CUDA GPU, run every GPU test, the GPU tests again under
-# compute-sanitizer memcheck, and the benchmarks for a filter; JSON and logs go to one folder.
+# The GPU routine: on a machine with a CUDA GPU, run every GPU test, the GPU tests again under the
+# four compute-sanitizer tools (memcheck, racecheck, synccheck, initcheck), and the benchmarks for
+# a filter; JSON and logs go to one folder.
 # Runs from a source checkout (binaries in build/) or from a bundle folder (binaries beside it:
 # `cmake --build build --target bundle`), which needs only the NVIDIA driver on the host.
 #
-#   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-sanitizer] [--sanitizer-filter GTEST_FILTER]
-#                [-- extra bench args]
+#   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench]
+#                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
+#                [--sanitizer-filter GTEST_FILTER] [--shards N] [-- extra bench args]
 #
+# The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
+# smaller inputs) and split the tests into N shards per tool (default 4), all tools and shards
+# running at once on the one GPU; each tool's logs are DIR/sanitizer-<tool>-<shard>.log and
+# DIR/sanitizers.txt sums them up. Any error or hazard that a tool reports fails the check.
 # Exit status is non-zero if any step failed; a GPU test that skips on a GPU machine is a failure
 # (except those skipped for lack of device memory, which are listed).
 set -uo pipefail
@@ -15,18 +21,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-check-out}
 filter="."
 bin=""
-sanitizer=1
-sanitizer_filter='-*Large*:*BwtGpu.AllOneCharacter*:*BwtGpu.PeriodicStrings*:*BwtGpu.MegabyteBlocks*'
+bench=1
+sanitizers="memcheck racecheck synccheck initcheck"
+# Left out under the sanitizers: the >2 GiB tests (tens of GB under instrumentation; the same
+# kernels run in the smaller tests).
+sanitizer_filter='-*Large*'
+shards=4
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --filter) filter="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
-    --no-sanitizer) sanitizer=0; shift ;;
+    --no-bench) bench=0; shift ;;
+    --no-sanitizer) sanitizers=""; shift ;;
+    --sanitizers) sanitizers="$2"; shift 2 ;;
     --sanitizer-filter) sanitizer_filter="$2"; shift 2 ;;
+    --shards) shards="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -38,7 +51,7 @@ find_bin() {  # bundle layout (flat) or build layout (bench/, tests/)
   for p in "$bin/$1" "$bin/bench/$1" "$bin/tests/$1"; do [ -x "$p" ] && { echo "$p"; return; }; done
   echo "gpu-check: $1 not found under $bin (build it, or pass --bin)" >&2; exit 2
 }
-bench=$(find_bin parcomp-bench)
+bench_bin=$(find_bin parcomp-bench)
 tests_gpu=$(find_bin parcomp-tests-gpu)
 tests_cpu=$(find_bin parcomp-tests-cpu)
 mkdir -p "$out"
@@ -57,7 +70,7 @@ step() {  # step NAME LOG COMMAND...
 }
 
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || echo "gpu-check: nvidia-smi failed (see nvidia-smi.txt)" >&2
-"$bench" --parcomp_device_info > "$out/device.json" 2>"$out/device.err"
+"$bench_bin" --parcomp_device_info > "$out/device.json" 2>"$out/device.err"
 if ! python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["device"] else 1)' "$out/device.json"; then
   echo "gpu-check: no usable CUDA device: $(cat "$out/device.json" "$out/device.err" | grep -i -m1 'note\|error')" >&2
   exit 1
@@ -75,20 +88,60 @@ bad = [n for n in skipped if "Large" not in n]
 print(f"GPU tests: {doc['tests']} run, {doc['failures']} failed, {len(skipped)} skipped {skipped}")
 sys.exit(1 if bad else 0)
 PY
-if [ $sanitizer -eq 1 ]; then
+# One sanitizer run: tool, shard; prints "<tool> <shard> <exit> <seconds> <errors> <tests>".
+sanitize() {
+  local tool=$1 shard=$2 log="$out/sanitizer-$1-$2.log" t0=$SECONDS extra_flags=()
+  case "$tool" in
+    racecheck) extra_flags=(--racecheck-report all) ;;
+  esac
+  PARCOMP_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard \
+    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 50 "${extra_flags[@]}" \
+    "$tests_gpu" --gtest_filter="$sanitizer_filter" >"$log" 2>&1
+  local rc=$?
+  # memcheck, synccheck, initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: N hazards displayed".
+  local errors
+  errors=$(grep -Eo '(ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: [0-9]+ hazard)' "$log" | grep -Eo '[0-9]+' | tail -1)
+  local tests
+  tests=$(grep -Eo '\[==========\] [0-9]+ tests? from' "$log" | grep -Eo '[0-9]+' | head -1)
+  echo "$tool $shard $rc $((SECONDS - t0)) ${errors:-?} ${tests:-?}"
+}
+if [ -n "$sanitizers" ]; then
   if command -v compute-sanitizer >/dev/null 2>&1; then
-    # Left out under memcheck by default, as they take many minutes there: the Large (>2 GiB)
-    # tests, and the BWT tests whose every rotation ties (all one character, periodic, megabyte
-    # blocks); the same BWT kernels run under memcheck in the smaller BWT tests.
-    step "GPU tests under compute-sanitizer memcheck" "$out/memcheck.log" \
-      compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
-      "$tests_gpu" --gtest_filter="$sanitizer_filter"
+    echo "==> GPU tests under compute-sanitizer: $sanitizers ($shards shards each, small sizes, filter '$sanitizer_filter')" >&2
+    t0=$SECONDS
+    rm -f "$out"/sanitizer-*.result
+    for tool in $sanitizers; do
+      for ((k = 0; k < shards; k++)); do
+        sanitize "$tool" "$k" >"$out/sanitizer-$tool-$k.result" &
+      done
+    done
+    wait
+    {
+      echo "# compute-sanitizer over the GPU tests ($(basename "$tests_gpu"), PARCOMP_TEST_SMALL=1, --gtest_filter='$sanitizer_filter')"
+      echo "# all tools and shards ran at once: ${shards} shards per tool, $((SECONDS - t0)) s wall in all"
+      echo "# tool  shard  exit  seconds  errors_or_hazards  tests"
+      cat "$out"/sanitizer-*.result
+    } >"$out/sanitizers.txt"
+    rm -f "$out"/sanitizer-*.result
+    cat "$out/sanitizers.txt" >&2
+    for tool in $sanitizers; do
+      bad=$(awk -v t="$tool" '$1 == t && ($3 != 0 || $5 != "0") {n++} END {print n + 0}' "$out/sanitizers.txt")
+      secs=$(awk -v t="$tool" '$1 == t && $4 > m {m = $4} END {print m + 0}' "$out/sanitizers.txt")
+      found=$(awk -v t="$tool" '$1 == t && $5 ~ /^[0-9]+$/ {n += $5} END {print n + 0}' "$out/sanitizers.txt")
+      if [ "$bad" -eq 0 ]; then
+        summary+=("ok      compute-sanitizer $tool: 0 reports (${secs}s, slowest shard)")
+      else
+        summary+=("FAILED  compute-sanitizer $tool: $found reports, or a shard failed: see sanitizer-$tool-*.log"); failed=1
+      fi
+    done
   else
     summary+=("FAILED  compute-sanitizer not found"); failed=1
   fi
 fi
-step "benchmarks (filter '$filter')" "$out/bench.log" \
-  "$bench" --benchmark_filter="$filter" --benchmark_out="$out/bench.json" --benchmark_out_format=json "${extra[@]}"
+if [ $bench -eq 1 ]; then
+  step "benchmarks (filter '$filter')" "$out/bench.log" \
+    "$bench_bin" --benchmark_filter="$filter" --benchmark_out="$out/bench.json" --benchmark_out_format=json "${extra[@]}"
+fi
 
 echo
 echo "gpu-check summary ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$out/device.json")):"

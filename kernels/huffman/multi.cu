@@ -148,7 +148,11 @@ __global__ void __launch_bounds__(256)
     tree_queues(s, q);
     tree_lengths(s, l, &depth);
     __syncthreads();
-    if (depth <= static_cast<std::uint32_t>(reference::kMultiMaxLength)) break;
+    // Every thread reads the round's depth before thread 0 may reset it for the next round: the
+    // barrier keeps a slow warp from reading the reset value and leaving the loop alone.
+    const std::uint32_t deepest = depth;
+    __syncthreads();
+    if (deepest <= static_cast<std::uint32_t>(reference::kMultiMaxLength)) break;
     if (h[c] != 0) h[c] = 1 + h[c] / 2;
   }
   lengths[seg * kTableBytes + t * 256 + c] = l[c];

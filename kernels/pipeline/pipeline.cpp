@@ -253,7 +253,11 @@ std::vector<std::uint8_t> GpuCompressor::container(cudaStream_t stream) {
   std::vector<std::uint32_t> samples, counts, ntables;
   std::vector<std::uint8_t> mlengths;
   if (fast) {
-    samples = download(s.samples.data(), bwt::sample_entries(s.n, s.block), stream);
+    // Only the rows the forward BWT wrote: the last block's slots past its own length are never
+    // written (compute-sanitizer initcheck would flag the whole-buffer copy).
+    const std::size_t last_len = len_of(s.n, s.block, s.blocks - 1);
+    samples = download(s.samples.data(),
+                       (s.blocks - 1) * bwt::samples_per_block(s.block) + bwt::samples_per_block(last_len), stream);
     counts = download(s.counts.data(), s.blocks, stream);
     ntables = download(s.ntables.data(), s.blocks, stream);
     mlengths = download(s.mlengths.data(), s.blocks * kTableBytes, stream);

@@ -351,10 +351,13 @@ __global__ void __launch_bounds__(kDecodeThreads)
     report_damage(status, kBadLength, unit);
     return;
   }
-  // Bit reader: `buf` holds the next `avail` bits left-aligned; words past the stream read as 0.
+  // Bit reader: `buf` holds the next `avail` bits left-aligned. Only the stream's own words are
+  // read (ceil(total / 32), checked against nwords above): the buffer past them was never written
+  // by the encoder, so words past the stream read as 0 without a load.
+  const std::int64_t stream_words = static_cast<std::int64_t>((total + 31) / 32);
   std::int64_t next = static_cast<std::int64_t>(begin >> 5);
   const int skip = static_cast<int>(begin & 31u);
-  std::uint64_t buf = (static_cast<std::uint64_t>(next < nwords ? __ldg(words + next) : 0u) << 32) << skip;
+  std::uint64_t buf = (static_cast<std::uint64_t>(next < stream_words ? __ldg(words + next) : 0u) << 32) << skip;
   int avail = 32 - skip;
   ++next;
   std::uint64_t used = 0;
@@ -366,7 +369,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
     if (selectors != nullptr && i % static_cast<int>(kSelectorGroup) == 0)
       t = &tables[min(static_cast<int>(selectors[i / static_cast<int>(kSelectorGroup)]), v.tables - 1)];
     if (avail <= 32) {
-      const std::uint32_t w = next < nwords ? __ldg(words + next) : 0u;
+      const std::uint32_t w = next < stream_words ? __ldg(words + next) : 0u;
       buf |= static_cast<std::uint64_t>(w) << (32 - avail);
       avail += 32;
       ++next;

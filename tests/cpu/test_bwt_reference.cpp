@@ -3,6 +3,8 @@
 #include "datasets/synthetic.hpp"
 #include "reference/bwt.hpp"
 
+#include "common/seeds.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,15 +58,14 @@ TEST(BwtReference, EdgeCases) {
 }
 
 TEST(BwtReference, RandomFreshSeeds) {
-  std::random_device rd;
   for (const double bits : {1.0, 3.0, 8.0}) {
-    const std::uint64_t seed = (std::uint64_t{rd()} << 32) | rd();
+    const std::uint64_t seed = parcomp::testing::fresh_seed();
     const std::size_t n = 1 + seed % 3000;
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " n " << n << " bits " << bits);
     round_trip(parcomp::datasets::bytes_with_entropy(n, bits, seed));
     if (HasFatalFailure()) return;
   }
-  const auto big = parcomp::datasets::bytes_with_entropy(1 << 20, 2.0, rd());
+  const auto big = parcomp::datasets::bytes_with_entropy(1 << 20, 2.0, parcomp::testing::fresh_seed());
   const auto f = bwt_rotations(big);
   EXPECT_EQ(inverse_bwt(f.last, f.primary), big);
 }

@@ -3,6 +3,8 @@
 #include "reference/huffman.hpp"
 #include "reference/vle.hpp"
 
+#include "common/seeds.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -21,9 +23,8 @@ void expect_prefix_free_canonical(const CodeTable& t) {
 }
 
 TEST(HuffmanReference, KraftSumIsOneAndLimitHolds) {
-  std::random_device rd;
   for (int trial = 0; trial < 20; ++trial) {
-    const std::uint64_t seed = (std::uint64_t{rd()} << 32) | rd();
+    const std::uint64_t seed = parcomp::testing::fresh_seed();
     const double bits = static_cast<double>(seed % 75) / 10.0 + 0.5;
     const auto h = byte_histogram(parcomp::datasets::bytes_with_entropy(100000, bits, seed));
     for (const int limit : {8, 9, 11, 12, 15, 20}) {
@@ -93,9 +94,8 @@ TEST(VleReference, BitOrderIsMsbFirst) {
 }
 
 TEST(VleReference, RoundTripsFreshSeeds) {
-  std::random_device rd;
   for (const double bits : {0.5, 2.2, 7.9}) {
-    const std::uint64_t seed = (std::uint64_t{rd()} << 32) | rd();
+    const std::uint64_t seed = parcomp::testing::fresh_seed();
     const std::size_t n = 1 + seed % 50001;
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " n " << n << " bits " << bits);
     const auto in = parcomp::datasets::bytes_with_entropy(n, bits, seed);

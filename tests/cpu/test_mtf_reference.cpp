@@ -3,6 +3,8 @@
 #include "reference/bwt_cpu.hpp"
 #include "reference/mtf.hpp"
 
+#include "common/seeds.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,9 +45,8 @@ TEST(MtfReference, SegmentsRestartTheList) {
 }
 
 TEST(MtfReference, RoundTripFreshSeeds) {
-  std::random_device rd;
   for (int trial = 0; trial < 6; ++trial) {
-    const std::uint64_t seed = (std::uint64_t{rd()} << 32) | rd();
+    const std::uint64_t seed = parcomp::testing::fresh_seed();
     const std::size_t n = 1 + seed % 200000, seg = trial % 2 ? 0 : 1 + (seed >> 20) % 5000;
     const double bits = static_cast<double>(seed % 80) / 10.0;
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " n " << n << " segment " << seg << " bits " << bits);

@@ -5,6 +5,8 @@
 #include "kernels/pipeline/container.hpp"
 #include "reference/pipeline.hpp"
 
+#include "common/seeds.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -87,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, PipelineDamage, ::testing::ValuesIn(kConfigs),
 TEST_P(PipelineDamage, AreErrors) {
   const auto in = text(300001, 5);
   const auto file = reference::pipeline_compress(in, 65536, 0, GetParam());
-  std::mt19937_64 rng(std::random_device{}());
+  std::mt19937_64 rng(parcomp::testing::fresh_seed());
   for (int k = 0; k < 300; ++k) {
     auto bad = file;
     const std::size_t bit = rng() % (bad.size() * 8);

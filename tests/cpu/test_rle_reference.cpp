@@ -2,6 +2,8 @@
 #include "datasets/synthetic.hpp"
 #include "reference/rle.hpp"
 
+#include "common/seeds.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -58,9 +60,8 @@ TEST(RleReference, AllEqualAndAllDistinct) {
 }
 
 TEST(RleReference, RoundTripRandomSeeds) {
-  std::random_device rd;
   for (int trial = 0; trial < 8; ++trial) {
-    const std::uint64_t seed = (std::uint64_t{rd()} << 32) | rd();
+    const std::uint64_t seed = parcomp::testing::fresh_seed();
     const std::size_t n = 1 + seed % 100003;
     const double mean = 1.0 + static_cast<double>(seed % 50);
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " n " << n << " mean " << mean);

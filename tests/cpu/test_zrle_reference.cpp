@@ -6,8 +6,12 @@
 #include "reference/vle.hpp"
 #include "reference/zrle.hpp"
 
+#include "common/seeds.hpp"
+#include "common/skewed.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -37,7 +41,7 @@ TEST(Zrle, KnownCodings) {
 }
 
 TEST(Zrle, RoundTrips) {
-  const std::uint64_t seed = std::random_device{}();
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{4097}, std::size_t{1000003}}) {
     for (const auto& in : {mtf_like(n, seed), std::vector<std::uint8_t>(n, 0), std::vector<std::uint8_t>(n, 255),
@@ -58,7 +62,7 @@ TEST(Zrle, DamageIsAnError) {
 }
 
 TEST(MultiTable, CodesAreValidAndRoundTrip) {
-  const std::uint64_t seed = std::random_device{}();
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   for (const std::size_t n : {std::size_t{1}, std::size_t{63}, std::size_t{199}, std::size_t{2500}, std::size_t{300001}}) {
     const auto symbols = zrle_encode(mtf_like(n * 3, seed));
@@ -95,6 +99,24 @@ TEST(MultiTable, RescaledLengthsFit) {
   const auto l = huffman_lengths_rescaled(fibonacci_histogram(40), 16);
   for (int c = 0; c < 40; ++c) EXPECT_TRUE(l[c] >= 1 && l[c] <= 16);
   EXPECT_LE(kraft_sum_scaled(l), std::uint64_t{1} << 32);
+}
+
+
+// The oracle's halving path on the blocks the GPU test uses: some table needs it, every table is a
+// complete prefix code within kMultiMaxLength bits.
+TEST(MultiTable, DeepChainBlocksAreHalved) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const int chain : {15, 16}) {
+    const auto block = parcomp::testing::deep_chain_block(chain, rng);
+    const MultiCode code = multi_choose(block);
+    EXPECT_GT(code.halvings, 0) << "chain " << chain;
+    for (const auto& l : code.lengths) {
+      EXPECT_EQ(kraft_sum_scaled(l), std::uint64_t{1} << 32) << "chain " << chain;
+      EXPECT_LE(*std::max_element(l.begin(), l.end()), kMultiMaxLength) << "chain " << chain;
+    }
+  }
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
-// GPU test helpers: skip (reported as skipped by ctest) without a device; fresh seeds, printed.
+// GPU test helpers: skip (reported as skipped by ctest) without a device. Seeds and the
+// small-size mode come from tests/common/seeds.hpp.
 #pragma once
 
-#include <gtest/gtest.h>
+#include "common/seeds.hpp"
 
-#include <cstdint>
+#include <gtest/gtest.h>
 
 namespace parcomp::testing {
 
@@ -12,8 +13,5 @@ class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override;
 };
-
-// A fresh random seed per call (std::random_device); tests print it on failure.
-std::uint64_t fresh_seed();
 
 }  // namespace parcomp::testing

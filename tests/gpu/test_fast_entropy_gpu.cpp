@@ -3,6 +3,7 @@
 // (huffman::multi_choose) table for table and selector for selector, the batched encoder
 // (vle::encode_segments) bit for bit with its index, and the batched decoder; damage is an error.
 #include "datasets/synthetic.hpp"
+#include "common/skewed.hpp"
 #include "gpu_test.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
@@ -16,13 +17,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
 using namespace parcomp;
 using parcomp::testing::fresh_seed;
 using parcomp::testing::GpuTest;
+using parcomp::testing::sized;
 
 class FastEntropyGpu : public GpuTest {};
 
@@ -61,7 +65,7 @@ TEST_F(FastEntropyGpu, ZeroRunsMatchTheOracleAndRoundTrip) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   for (const auto& [n, block] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {1, 16}, {17, 16}, {100001, 8192}, {(3 << 20) + 7, 1 << 20}, {5000000, 65536}}) {
+           {1, 16}, {17, 16}, {100001, 8192}, {3 * sized(1 << 20, 1 << 17) + 7, sized(1 << 20, 1 << 17)}, {sized(5000000, 400000), 65536}}) {
     SCOPED_TRACE(::testing::Message() << "n " << n << " block " << block);
     auto mtf = mtf_blocks(n, block, seed);
     if (n > 1000) std::fill_n(mtf.begin() + 40000, 30000, 0);  // a long run across tiles
@@ -95,7 +99,7 @@ TEST_F(FastEntropyGpu, ZeroRunsMatchTheOracleAndRoundTrip) {
 TEST_F(FastEntropyGpu, MultiTableCodesMatchTheOracleAndStreamsRoundTrip) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  const std::size_t block = 1 << 18, n = 9 * block + 12345;
+  const std::size_t block = sized(1 << 18, 1 << 15), n = 9 * block + 12345;
   const Blocks want = reference_symbols(mtf_blocks(n, block, seed), block);
   const std::size_t blocks = want.symbols.size();
   vle::Segments g;
@@ -183,6 +187,64 @@ TEST_F(FastEntropyGpu, MultiTableCodesMatchTheOracleAndStreamsRoundTrip) {
   vle::decode_segments(g, max_symbols, d_words.data(), d_bits.data(), d_index.data(), d_dec.data(), d_back.data(),
                        d_status.data(), nullptr);
   EXPECT_THROW(vle::check_segments_status(d_status.data(), nullptr), CorruptDataError);
+}
+
+
+// Blocks whose chain table is deeper than 16 bits (tests/common/skewed.hpp), so that the tree
+// kernel's halving loop runs (the loop whose exit test raced, issue #19). Lengths and selectors
+// equal the oracle's (which counts the halvings: there must be some), every table is a complete
+// prefix code within 16 bits, and three launches agree.
+TEST_F(FastEntropyGpu, MultiTableTreeHalvesDeepCodes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const std::size_t segments = sized(6, 3), capacity = std::size_t{1} << 18;
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::uint8_t>> blocks;
+  std::vector<reference::MultiCode> codes;
+  for (std::size_t b = 0; b < segments; ++b) {
+    blocks.push_back(parcomp::testing::deep_chain_block(static_cast<int>(sized(16 + b % 2, 15)), rng));
+    ASSERT_LE(blocks.back().size(), capacity);
+    codes.push_back(reference::multi_choose(blocks.back()));
+    ASSERT_GT(codes.back().halvings, 0) << "segment " << b << ": no table needed the halving loop; the test lost its point";
+  }
+  std::vector<std::uint8_t> host(capacity * segments, 0);
+  std::vector<std::uint32_t> counts;
+  for (std::size_t b = 0; b < segments; ++b) {
+    std::copy(blocks[b].begin(), blocks[b].end(), host.begin() + static_cast<std::ptrdiff_t>(b * capacity));
+    counts.push_back(static_cast<std::uint32_t>(blocks[b].size()));
+  }
+  const std::size_t stride = reference::multi_groups(capacity);
+  DeviceBuffer<std::uint8_t> d_sym(host.size()), d_lengths(1536 * segments), d_sel(stride * segments);
+  DeviceBuffer<std::uint32_t> d_counts(segments), d_tables(segments), d_packed(1536 * segments);
+  DeviceBytes scratch(huffman::multi_scratch_bytes(segments));
+  d_sym.upload(host);
+  d_counts.upload(counts);
+  std::vector<std::uint8_t> first_lengths;
+  for (int launch = 0; launch < 3; ++launch) {
+    SCOPED_TRACE(::testing::Message() << "launch " << launch);
+    d_lengths.fill_bytes(0xC3);
+    d_sel.fill_bytes(0xC3);
+    huffman::multi_choose(d_sym.data(), capacity, d_counts.data(), segments, d_tables.data(), d_lengths.data(), d_sel.data(),
+                          stride, d_packed.data(), scratch.data(), scratch.size_bytes(), nullptr);
+    const auto lengths = d_lengths.download();
+    const auto sel = d_sel.download();
+    const auto tables = d_tables.download();
+    if (launch == 0) first_lengths = lengths;
+    ASSERT_EQ(lengths, first_lengths) << "the lengths differ between launches";
+    for (std::size_t b = 0; b < segments; ++b) {
+      SCOPED_TRACE(::testing::Message() << "segment " << b << " symbols " << counts[b]);
+      const reference::MultiCode& code = codes[b];
+      ASSERT_EQ(tables[b], code.lengths.size());
+      for (std::size_t t = 0; t < code.lengths.size(); ++t) {
+        reference::Lengths got{};
+        std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(b * 1536 + t * 256), 256, got.begin());
+        ASSERT_EQ(got, code.lengths[t]) << "table " << t;
+        EXPECT_EQ(reference::kraft_sum_scaled(got), std::uint64_t{1} << 32) << "table " << t << " is not a complete prefix code";
+        EXPECT_LE(*std::max_element(got.begin(), got.end()), reference::kMultiMaxLength) << "table " << t;
+      }
+      ASSERT_TRUE(std::equal(code.selectors.begin(), code.selectors.end(), sel.begin() + static_cast<std::ptrdiff_t>(b * stride)));
+    }
+  }
 }
 
 }  // namespace

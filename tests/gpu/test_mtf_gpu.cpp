@@ -16,6 +16,7 @@ namespace {
 using namespace parcomp;
 using parcomp::testing::fresh_seed;
 using parcomp::testing::GpuTest;
+using parcomp::testing::sized;
 
 struct Case {
   const char* label;
@@ -75,7 +76,7 @@ TEST_P(MtfGpu, AllSymbolsCycling) {
 TEST_P(MtfGpu, RandomFreshSeedsOddSizes) {
   for (const double bits : {8.0, 4.0, 1.0}) {
     const std::uint64_t seed = fresh_seed();
-    const std::size_t n = 1 + seed % 300000;
+    const std::size_t n = 1 + seed % sized(300000, 60000);
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " n " << n << " bits " << bits);
     check(datasets::bytes_with_entropy(n, bits, seed));
     if (HasFatalFailure()) return;
@@ -85,7 +86,7 @@ TEST_P(MtfGpu, RandomFreshSeedsOddSizes) {
 TEST_P(MtfGpu, ManySegmentsNotMultiplesOfTheSubstring) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  check(datasets::bytes_with_entropy(250007, 5.0, seed), 9973);
+  check(datasets::bytes_with_entropy(sized(250007, 50021), 5.0, seed), 9973);
 }
 
 TEST_P(MtfGpu, BwtOutputOfText) {
@@ -93,7 +94,7 @@ TEST_P(MtfGpu, BwtOutputOfText) {
   const std::uint64_t seed = fresh_seed();
   datasets::Rng rng(seed);
   const char* words[] = {"compression ", "graphics ", "processing ", "unit ", "scan ", "list ", "the ", "of "};
-  while (text.size() < 1500000) text += words[rng.next() % 8];
+  while (text.size() < sized(1500000, 200000)) text += words[rng.next() % 8];
   const auto bwt = reference::bwt_blocks_divsufsort({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()},
                                                     std::size_t{1} << 20);
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
