@@ -87,7 +87,7 @@ TEST_P(BwtGpu, TinyInputs) {
 }
 
 TEST_P(BwtGpu, AllOneCharacter) {  // every rotation ties with every other: the worst case
-  check(std::vector<std::uint8_t>(5000, 'z'), 4096);
+  check(std::vector<std::uint8_t>(sized(5000, 1500), 'z'), sized(4096, 1024));
   if (HasFatalFailure()) return;
   const std::size_t block = sized(1 << 20, 1 << 16);
   if (GetParam().forward == bwt::Variant::fast) check(std::vector<std::uint8_t>(block + 3, 0), block);
@@ -96,9 +96,9 @@ TEST_P(BwtGpu, AllOneCharacter) {  // every rotation ties with every other: the 
 TEST_P(BwtGpu, PeriodicStrings) {
   for (const std::string period : {"ab", "abc", "abcb", "aab"}) {
     std::vector<std::uint8_t> in;
-    while (in.size() < 30011) in.insert(in.end(), period.begin(), period.end());
+    while (in.size() < sized(30011, 10007)) in.insert(in.end(), period.begin(), period.end());
     SCOPED_TRACE(period);
-    check(in, 8192);  // blocks that are and are not multiples of the period
+    check(in, sized(8192, 4096));  // blocks that are and are not multiples of the period
     if (HasFatalFailure()) return;
   }
 }
@@ -107,12 +107,13 @@ TEST_P(BwtGpu, RandomDataOverBlockBoundaries) {
   for (const double bits : {8.0, 2.0, 0.5}) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " bits " << bits);
-    const auto in = datasets::bytes_with_entropy(3 * 65536 + 777, bits, seed);
-    check(in, 65536);
+    const std::size_t block = sized(65536, 16384);
+    const auto in = datasets::bytes_with_entropy(3 * block + 777, bits, seed);
+    check(in, block);
     if (HasFatalFailure()) return;
-    check(std::vector<std::uint8_t>(in.begin(), in.begin() + 65536), 65536);  // exactly one block
+    check(std::vector<std::uint8_t>(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(block)), block);  // exactly one block
     if (HasFatalFailure()) return;
-    check(std::vector<std::uint8_t>(in.begin(), in.begin() + 65537), 65536);  // one byte over
+    check(std::vector<std::uint8_t>(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(block) + 1), block);  // one byte over
     if (HasFatalFailure()) return;
   }
 }
@@ -123,7 +124,7 @@ TEST_P(BwtGpu, MegabyteBlocks) {
   // Text-like: low entropy with repeats (a stretch copied, then changed in one byte; the thesis's
   // merge sort pays for every byte of a tie, so the copy is kept short).
   // PARCOMP_TEST_SMALL: 64 KiB blocks, the same shape.
-  const std::size_t block = sized(1 << 20, 1 << 16), at = sized(1500000, 100000);
+  const std::size_t block = sized(1 << 20, 1 << 15), at = sized(1500000, 50000);
   auto in = datasets::bytes_with_entropy(3 * block + 12345, 3.0, seed);
   std::copy(in.begin(), in.begin() + 6000, in.begin() + static_cast<std::ptrdiff_t>(at));
   in[at + 3000] ^= 1;
