@@ -12,6 +12,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Tests set KEEP_FIGURES to look at what a figure shows: save_figure then leaves the last figure
+# open in LAST_FIGURE instead of closing it.
+KEEP_FIGURES = False
+LAST_FIGURE = None
+
 NAME_RE = re.compile(r"^(?P<experiment>[^/]+)/(?P<variant>[^/]+)/(?P<dataset>[^/]+)/(?P<key>[a-z_]+)=(?P<value>\d+)"
                      r"(?:/iterations:\d+)?(?:/repeats:\d+)?(?:/(?P<timing>[a-z_]+?))?$")
 TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -136,7 +141,13 @@ def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, 
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{stem or experiment}.png"
     fig.savefig(path, dpi=110)
-    plt.close(fig)
+    global LAST_FIGURE
+    if KEEP_FIGURES:
+        if LAST_FIGURE is not None and LAST_FIGURE is not fig:
+            plt.close(LAST_FIGURE)
+        LAST_FIGURE = fig
+    else:
+        plt.close(fig)
     return path
 
 

@@ -3,7 +3,8 @@
 
     python3 plots/summary.py RESULT.json EXPERIMENT [--n SIZE]
 
-One row per dataset at its largest size (or --n): throughput of every variant in GB/s of
+One row per dataset, all at one size: the largest that every dataset has (or --n; where the
+datasets share no size, each at its largest, with an n column): throughput of every variant in GB/s of
 uncompressed data, GPU speedup over cpu.serial, and bw_util (compulsory bytes / time / measured
 copy bandwidth). With --sweep, the experiment's parameter sweep instead (e.g. list=<k>): time per
 value for each dataset and variant, and the best value. Then a line naming the GPU, CPU, driver,
@@ -26,23 +27,27 @@ def table(res: common.Results, experiment: str, n: int | None = None) -> str:
     # Speedup columns only against a serial baseline; bw_util only where measured.
     speedup_variants = gpu_variants if "cpu.serial" in variants else []
     bw_variants = [v for v in gpu_variants if any(r.variant == v and "bw_util" in r.counters for r in rows)]
-    head = ["dataset"] + [f"{v} GB/s" for v in variants] + [f"{v} speedup" for v in speedup_variants] + \
-           [f"{v} bw_util" for v in bw_variants]
+    datasets = sorted({r.dataset for r in rows}, key=common._dataset_order)
+    # One size for the whole table: the largest that every dataset has (or --n); where the
+    # datasets share none, each row at its own largest size, with an n column saying which.
+    common_sizes = set.intersection(*({r.n for r in rows if r.dataset == d} for d in datasets))
+    size_for = {d: n or (max(common_sizes) if common_sizes else max(r.n for r in rows if r.dataset == d)) for d in datasets}
+    n_column = len(set(size_for.values())) > 1
+    head = ["dataset"] + (["n"] if n_column else []) + [f"{v} GB/s" for v in variants] + \
+           [f"{v} speedup" for v in speedup_variants] + [f"{v} bw_util" for v in bw_variants]
     lines = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
-    sizes = set()
-    for dataset in sorted({r.dataset for r in rows}, key=common._dataset_order):
-        size = n or max(r.n for r in rows if r.dataset == dataset)
-        sizes.add(size)
+    for dataset in datasets:
+        size = size_for[dataset]
         by = {r.variant: r for r in rows if r.dataset == dataset and r.n == size}
         cpu = by.get("cpu.serial")
-        cells = [dataset]
+        cells = [dataset] + ([str(size)] if n_column else [])
         cells += [common.fmt_num(by[v].bytes_per_second / 1e9) if v in by else "-" for v in variants]
         cells += [f"{common.fmt_num(cpu.seconds / by[v].seconds)}x" if v in by and cpu else "-" for v in speedup_variants]
         cells += [f"{by[v].counters['bw_util']:.2f}" if v in by and "bw_util" in by[v].counters else "-"
                   for v in bw_variants]
         lines.append(f"| {' | '.join(cells)} |")
     lines.append("")
-    lines.append(footer(res, f"n = {sizes.pop()} elements. " if len(sizes) == 1 else ""))
+    lines.append(footer(res, "" if n_column else f"n = {next(iter(size_for.values()))} elements. "))
     return "\n".join(lines)
 
 

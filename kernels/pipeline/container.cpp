@@ -84,25 +84,29 @@ std::vector<std::uint8_t> assemble(Layout layout, const std::vector<std::vector<
 }
 
 Layout parse(std::span<const std::uint8_t> file) {
-  if (file.size() < kHeaderBytes) corrupt("truncated header (" + std::to_string(file.size()) + " bytes)");
-  if (get<std::uint32_t>(file, 0) != 0x504D4350u) corrupt("not a parcomp file (bad magic)");
-  if (crc32(file.first(28)) != get<std::uint32_t>(file, 28)) corrupt("header checksum mismatch");
-  if (get<std::uint16_t>(file, 4) != kVersion) corrupt("unsupported version " + std::to_string(get<std::uint16_t>(file, 4)));
+  // Every message names where the damage is: "header: <field>", "block index: ..." or
+  // "block <k>: <field>".
+  if (file.size() < kHeaderBytes) corrupt("header: truncated (" + std::to_string(file.size()) + " bytes)");
+  if (get<std::uint32_t>(file, 0) != 0x504D4350u) corrupt("header: magic: not a parcomp file");
+  if (crc32(file.first(28)) != get<std::uint32_t>(file, 28)) corrupt("header: checksum mismatch");
+  if (get<std::uint16_t>(file, 4) != kVersion) corrupt("header: version " + std::to_string(get<std::uint16_t>(file, 4)) + " unsupported");
   Layout l;
   const std::uint8_t config = file[6];
-  if (config > 1) corrupt("unknown configuration " + std::to_string(config));
+  if (config > 1) corrupt("header: configuration " + std::to_string(config) + " unknown");
   l.config = static_cast<Config>(config);
   l.block_bytes = get<std::uint32_t>(file, 8);
   const std::uint32_t count = get<std::uint32_t>(file, 12);
   l.original_bytes = get<std::uint64_t>(file, 16);
-  if (l.block_bytes == 0 || l.block_bytes > (1u << 24)) corrupt("block size " + std::to_string(l.block_bytes) + " out of range");
-  if (count != (l.original_bytes + l.block_bytes - 1) / l.block_bytes)
-    corrupt("block count " + std::to_string(count) + " does not match the original size");
+  if (l.block_bytes == 0 || l.block_bytes > (1u << 24)) corrupt("header: block size " + std::to_string(l.block_bytes) + " out of range");
+  // Without overflow: original_bytes may be anything up to 2^64 - 1 in a damaged header.
+  const std::uint64_t want_count = l.original_bytes / l.block_bytes + (l.original_bytes % l.block_bytes != 0 ? 1 : 0);
+  if (count != want_count)
+    corrupt("header: block count " + std::to_string(count) + " does not match the original size " + std::to_string(l.original_bytes));
   const std::size_t entry = entry_bytes(l.config);
   const std::uint64_t index_end = kHeaderBytes + entry * static_cast<std::uint64_t>(count) + 4;
-  if (file.size() < index_end) corrupt("truncated block index");
+  if (file.size() < index_end) corrupt("block index: truncated");
   const auto index = file.subspan(kHeaderBytes, entry * count);
-  if (crc32(index) != get<std::uint32_t>(file, index_end - 4)) corrupt("block index checksum mismatch");
+  if (crc32(index) != get<std::uint32_t>(file, index_end - 4)) corrupt("block index: checksum mismatch");
   l.blocks.resize(count);
   std::uint64_t expect = index_end;
   for (std::uint32_t b = 0; b < count; ++b) {
@@ -116,12 +120,12 @@ Layout parse(std::span<const std::uint8_t> file) {
     if (l.config == Config::paper) std::memcpy(e.lengths.data(), file.data() + at + 24, 256);
     const std::uint64_t want_len = std::min<std::uint64_t>(l.block_bytes, l.original_bytes - std::uint64_t{b} * l.block_bytes);
     const std::string name = "block " + std::to_string(b) + ": ";
-    if (e.original_bytes != want_len) corrupt(name + "original size does not match the header");
+    if (e.original_bytes != want_len) corrupt(name + "original size " + std::to_string(e.original_bytes) + " does not match the header");
     if (e.payload_offset != expect) corrupt(name + "payload offset out of order");
     if (e.payload_offset + e.payload_bytes > file.size()) corrupt(name + "payload runs past the end of the file (truncated?)");
-    if (e.primary >= e.original_bytes) corrupt(name + "primary index outside the block");
+    if (e.primary >= e.original_bytes) corrupt(name + "primary index " + std::to_string(e.primary) + " outside the block");
     for (const std::uint8_t len : e.lengths)
-      if (len > 24) corrupt(name + "code length over 24 bits");
+      if (len > 24) corrupt(name + "code length " + std::to_string(len) + " over 24 bits");
     expect += e.payload_bytes;
   }
   if (expect != file.size()) corrupt("trailing bytes after the last block");

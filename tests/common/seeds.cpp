@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -68,6 +69,18 @@ bool small_sizes() {
 }
 
 std::size_t sized(std::size_t full, std::size_t small) { return small_sizes() ? small : full; }
+
+std::string golden_dir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("PARCOMP_GOLDEN_DIR"); env != nullptr && *env != '\0') return env;
+#ifdef PARCOMP_GOLDEN_DIR
+  if (fs::is_directory(PARCOMP_GOLDEN_DIR)) return PARCOMP_GOLDEN_DIR;
+#endif
+  std::error_code ec;
+  for (fs::path p = fs::read_symlink("/proc/self/exe", ec).parent_path(); !ec && !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (fs::is_directory(p / "tests" / "golden")) return (p / "tests" / "golden").string();
+  return "tests/golden";
+}
 
 void install_seed_listener(const char* argv0) {
   state().argv0 = argv0 != nullptr ? argv0 : "TEST_BINARY";

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace parcomp::testing {
 
@@ -19,6 +20,10 @@ std::uint64_t fresh_seed();
 bool small_sizes();
 // `full`, or `small` in the small-size mode.
 std::size_t sized(std::size_t full, std::size_t small);
+
+// The folder of the golden files (tests/golden): $PARCOMP_GOLDEN_DIR, else the source tree's path
+// compiled in, else tests/golden found upwards of the test binary (a bundle inside a checkout).
+std::string golden_dir();
 
 // Installs the listener that draws each test's base seed and prints the replay command; called
 // by the test binaries' main() (tests/common/main.cpp).

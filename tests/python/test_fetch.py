@@ -117,3 +117,84 @@ def test_project_manifest_is_consistent():
         for f in s["files"]:
             assert len(f["sha256"]) == 64 and f["size"] > 0
     assert "linux-2.6.11.1.tar" in names and "enwik8" in names
+
+
+# ---- failure paths, with local files only -----------------------------------------------------
+
+def without_mirror_entries(corpus, source_index):
+    doc = json.loads(corpus["manifest"].read_text())
+    doc["sources"][source_index]["mirror"] = []
+    corpus["manifest"].write_text(json.dumps(doc))
+    return doc
+
+
+def test_download_error_names_the_url_and_the_mirror_files(corpus, capsys):
+    doc = json.loads(corpus["manifest"].read_text())
+    doc["sources"][0]["download"]["url"] = (corpus["mirror"] / "absent.xz").as_uri()
+    corpus["manifest"].write_text(json.dumps(doc))
+    assert run(corpus, "one", mirror=False) == 1
+    err = capsys.readouterr().err
+    assert "cannot download file://" in err and "absent.xz" in err
+    assert "one.xz" in err and "--mirror DIR" in err, "the error says which mirror file would do"
+    assert not (corpus["cache"] / "one").exists()
+
+
+def test_downloaded_file_with_the_wrong_sha256_is_deleted(corpus, capsys):
+    doc = json.loads(corpus["manifest"].read_text())
+    doc["sources"][0]["download"]["sha256"] = "0" * 64
+    corpus["manifest"].write_text(json.dumps(doc))
+    assert run(corpus, "one", mirror=False) == 1
+    err = capsys.readouterr().err
+    assert "downloaded with sha256" in err and "expected " + "0" * 64 in err
+    assert not (corpus["cache"] / "downloads" / "one.xz").exists(), "a bad download must not stay in the cache"
+    assert not (corpus["cache"] / "one").exists()
+
+
+def test_damaged_archive_is_an_error_and_leaves_no_partial_file(corpus, capsys):
+    p = corpus["mirror"] / "sub" / "two.bz2"  # no mirror sha256: the decompressor finds the damage
+    p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2])
+    assert run(corpus, "sub/two") == 1
+    assert "the archive is damaged" in capsys.readouterr().err
+    assert not list(corpus["cache"].rglob("*.part")), "a partial file was left behind"
+    assert not (corpus["cache"] / "sub" / "two").exists()
+
+
+def test_tar_without_the_member_is_an_error(corpus, capsys):
+    doc = json.loads(corpus["manifest"].read_text())
+    doc["sources"][2]["files"][1]["member"] = "c.txt"
+    corpus["manifest"].write_text(json.dumps(doc))
+    assert run(corpus, "ab") == 1
+    assert "has no member for ab/b.txt" in capsys.readouterr().err
+
+
+def zip_corpus(corpus, members):
+    import zipfile
+    z = corpus["mirror"] / "z.zip"
+    with zipfile.ZipFile(z, "w") as out:
+        for name, data in members.items():
+            out.writestr(name, data)
+    doc = json.loads(corpus["manifest"].read_text())
+    data = b"zipped\n" * 10
+    doc["sources"].append({"id": "z", "mirror": [{"file": "z.zip", "format": "zip"}],
+                           "files": [{"name": "z/x.txt", "member": "x.txt", "size": len(data), "sha256": sha(data)}]})
+    corpus["manifest"].write_text(json.dumps(doc))
+    return data
+
+
+def test_zip_member_is_extracted(corpus):
+    data = zip_corpus(corpus, {"x.txt": b"zipped\n" * 10})
+    assert run(corpus, "z") == 0
+    assert (corpus["cache"] / "z" / "x.txt").read_bytes() == data
+
+
+def test_zip_without_the_member_is_an_error(corpus, capsys):
+    zip_corpus(corpus, {"y.txt": b"other"})
+    assert run(corpus, "z") == 1
+    assert "x.txt" in capsys.readouterr().err
+
+
+def test_not_a_zip_is_an_error(corpus, capsys):
+    zip_corpus(corpus, {"x.txt": b"zipped\n" * 10})
+    (corpus["mirror"] / "z.zip").write_bytes(b"PK\x03\x04 but not a zip")
+    assert run(corpus, "z") == 1
+    assert "z.zip" in capsys.readouterr().err

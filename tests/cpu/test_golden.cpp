@@ -1,0 +1,49 @@
+// Golden files (tests/golden/README.md): every committed file decodes to input.bin, and
+// input.bin encodes to the same bytes again. Pins the formats field by field.
+#include "kernels/pipeline/container.hpp"
+#include "reference/pipeline.hpp"
+
+#include "common/seeds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+using namespace parcomp;
+namespace fs = std::filesystem;
+
+std::vector<std::uint8_t> slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + p.string());
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+const fs::path kDir = parcomp::testing::golden_dir();
+
+struct Golden {
+  const char* file;
+  pipeline::Config config;
+  std::size_t block;
+};
+const Golden kGolden[] = {{"input.bin.paper-16k.pcmp", pipeline::Config::paper, 16384},
+                          {"input.bin.fast-16k.pcmp", pipeline::Config::fast, 16384}};
+
+TEST(Golden, DecodeToTheInputAndEncodeByteForByte) {
+  const auto input = slurp(kDir / "input.bin");
+  ASSERT_EQ(input.size(), 40956u);
+  for (const Golden& g : kGolden) {
+    SCOPED_TRACE(g.file);
+    const auto golden = slurp(kDir / g.file);
+    EXPECT_EQ(reference::pipeline_decompress(golden), input);
+    const auto again = reference::pipeline_compress(input, g.block, 0, g.config);
+    ASSERT_EQ(again.size(), golden.size());
+    for (std::size_t i = 0; i < golden.size(); ++i) ASSERT_EQ(again[i], golden[i]) << "byte " << i;
+  }
+}
+
+}  // namespace

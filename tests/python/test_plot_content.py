@@ -1,0 +1,239 @@
+"""What the figures show, not only that they exist: the numbers drawn are the numbers in the
+result file (times in ms, rates in MB/s, speedups as baseline time over variant time, never the
+inverse), the axes say their units, and every title names the GPU, the CPU and the commit.
+make_all.py runs over every committed result file, and every plot script runs as a program."""
+import importlib.util
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import common
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PLOTS = ROOT / "plots"
+RESULTS = sorted(p for p in (ROOT / "results").glob("*/*.json"))
+
+
+def module(name):
+    spec = importlib.util.spec_from_file_location(name, PLOTS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+PLOT_MODULES = sorted(p.stem for p in PLOTS.glob("*.py")
+                      if p.stem not in {"common", "make_all", "summary"})
+
+
+@pytest.fixture
+def keep(monkeypatch):
+    """Keeps each drawn figure open (common.LAST_FIGURE) and records every title."""
+    titles = []
+    save = common.save_figure
+
+    def recording(fig, res, *a, **kw):
+        path = save(fig, res, *a, **kw)
+        titles.append((res, fig._suptitle.get_text() if fig._suptitle else ""))
+        return path
+
+    monkeypatch.setattr(common, "KEEP_FIGURES", True)
+    monkeypatch.setattr(common, "save_figure", recording)
+    yield titles
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    common.LAST_FIGURE = None
+
+
+def close(a, b, rel=1e-9):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def assert_title_names_the_run(title, res):
+    sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
+    assert sha in title, f"commit {sha} missing from the title {title!r}"
+    assert res.cpu_name in title, f"CPU {res.cpu_name!r} missing from the title {title!r}"
+    if res.gpu_name:
+        assert res.gpu_name in title, f"GPU {res.gpu_name!r} missing from the title {title!r}"
+    else:
+        assert "no GPU" in title
+
+
+def test_time_vs_size_draws_times_in_ms_and_cpu_over_gpu_speedups(tmp_path, keep):
+    res = common.load(FIXTURES / "parle_gpu_nvidia-h200.json")
+    common.plot_module_figure(module("parle_encode"), res, tmp_path)
+    fig = common.LAST_FIGURE
+    rows = res.select("parle.encode")
+    datasets = sorted({r.dataset for r in rows}, key=lambda d: (d != "random", len(d), d))
+    top_axes, bottom_axes = fig.axes[:len(datasets)], fig.axes[len(datasets):2 * len(datasets)]
+    checked = 0
+    for dataset, top, bottom in zip(datasets, top_axes, bottom_axes):
+        assert top.get_title() == dataset
+        assert top.get_ylabel() == "time per call (ms)"
+        assert bottom.get_ylabel() == "speedup over one CPU core"
+        assert bottom.get_xlabel() == "input size (elements)"
+        by = {(r.variant, r.n): r for r in rows if r.dataset == dataset}
+        for line in top.get_lines():
+            for n, ms in line.get_xydata():
+                assert close(ms, by[(line.get_label(), int(n))].seconds * 1e3)
+                checked += 1
+        for line in bottom.get_lines():
+            label = line.get_label()
+            if not label.endswith(" / cpu.serial"):
+                continue
+            variant = label[:-len(" / cpu.serial")]
+            for n, speedup in line.get_xydata():
+                want = by[("cpu.serial", int(n))].seconds / by[(variant, int(n))].seconds
+                assert close(speedup, want), f"{dataset} {variant} n={n}: drew {speedup}, want cpu/gpu {want}"
+                checked += 1
+    assert checked > 20
+    assert_title_names_the_run(keep[-1][1], res)
+
+
+def test_per_dataset_figure_draws_mb_per_s_and_speedups(tmp_path, keep):
+    res = common.load(FIXTURES / "mtf_gpu_nvidia-h200.json")
+    common.plot_module_figure(module("thesis_fig4_4"), res, tmp_path)
+    fig = common.LAST_FIGURE
+    rates, speedups = fig.axes[0], fig.axes[1]
+    assert rates.get_ylabel() == "MB/s of input"
+    assert speedups.get_ylabel() == "speedup over one CPU core"
+    rows = res.select("thesis.fig4_4")
+    datasets = sorted({r.dataset for r in rows}, key=common._dataset_order)
+    variants = sorted({r.variant for r in rows}, key=common._variant_order)
+    by = {(r.dataset, r.variant): r for r in rows}
+    width = 0.8 / len(variants)
+    checked = 0
+    for container in rates.containers:  # one bar() call per variant, labelled with it
+        i = variants.index(container.get_label())
+        for bar in container.patches:
+            k = round(bar.get_x() + bar.get_width() / 2 - i * width)
+            r = by[(datasets[k], variants[i])]
+            assert close(bar.get_height(), r.bytes_per_second / 1e6), (datasets[k], variants[i])
+            checked += 1
+    for container in speedups.containers:
+        variant = container.get_label().split(" / ")[0]
+        i = variants.index(variant)
+        for bar in container.patches:
+            k = round(bar.get_x() + bar.get_width() / 2 - i * width)
+            want = by[(datasets[k], "cpu.serial")].seconds / by[(datasets[k], variant)].seconds
+            assert close(bar.get_height(), want), f"{datasets[k]} {variant}: drew {bar.get_height()}, want {want}"
+            checked += 1
+    assert checked > 10
+
+
+def committed(experiment):
+    for path in RESULTS:
+        res = common.load(path)
+        if res.select(experiment, key=None):
+            return res
+    pytest.skip(f"no committed result holds {experiment}")
+
+
+def test_fig4_7_shares_add_up_and_follow_the_times(tmp_path, keep):
+    res = committed("thesis.fig4_7")
+    mod = module("thesis_fig4_7")
+    common.plot_module_figure(mod, res, tmp_path)
+    fig = common.LAST_FIGURE
+    rows = res.select("thesis.fig4_7")
+    by = {(r.dataset, r.variant): r for r in rows}
+    datasets = sorted({r.dataset for r in rows}, key=common._dataset_order)
+    for ax, (stack, steps) in zip(fig.axes, mod.STACKS.items()):
+        totals = [sum(by[(d, s)].seconds for s in steps if (d, s) in by) for d in datasets]
+        for container, step in zip(ax.containers, steps):
+            for k, bar in enumerate(container.patches):
+                if totals[k] > 0 and (datasets[k], step) in by:
+                    assert close(bar.get_height(), 100 * by[(datasets[k], step)].seconds / totals[k], 1e-6), (stack, step)
+        assert "share" in fig.axes[0].get_ylabel() and "%" in fig.axes[0].get_ylabel()
+
+
+def test_fig4_1_needed_rate_is_link_over_one_minus_ratio(tmp_path, keep):
+    res = committed("thesis.fig4_1")
+    mod = module("thesis_fig4_1")
+    common.plot_module_figure(mod, res, tmp_path)
+    ax = common.LAST_FIGURE.axes[0]
+    assert ax.get_xlabel() == "link bandwidth (GB/s)"
+    curves = [line for line in ax.get_lines() if line.get_label().startswith("needed at ratio")]
+    assert len(curves) == len(mod.RATIOS)
+    for line, r in zip(curves, mod.RATIOS):
+        for x, y in line.get_xydata():
+            assert close(y, x / (1 - r))
+    measured = [line for line in ax.get_lines() if "MB/s, ratio" in line.get_label()]
+    assert measured, "the pipeline's measured rates are marked"
+    for line in measured:
+        (x, y), = line.get_xydata()
+        variant = line.get_label().split(":")[0]
+        row = next(r for r in res.select("thesis.table4_1") if r.variant == variant and r.dataset == mod.DATASET)
+        assert close(y, row.bytes_per_second / 1e9)
+
+
+def test_bytes_per_char_stacks_the_stage_counters(tmp_path, keep):
+    res = committed("thesis.bytes_per_char")
+    mod = module("thesis_bytes_per_char")
+    common.plot_module_figure(mod, res, tmp_path)
+    ax = common.LAST_FIGURE.axes[0]
+    assert ax.get_ylabel() == "bytes per input character"
+    rows = sorted(res.select("thesis.bytes_per_char"), key=lambda r: (r.dataset, r.variant))
+    tops = {}
+    for bar in ax.patches:
+        k = round(bar.get_x() + bar.get_width() / 2)
+        tops[k] = max(tops.get(k, 0.0), bar.get_y() + bar.get_height())
+    for k, r in enumerate(rows):
+        want = sum(r.counters.get(f"{s}_bytes_per_char", 0.0) for s in mod.STAGES)
+        assert close(tops[k], want, 1e-6)
+
+
+def test_fig4_3_tail_fractions(tmp_path, keep):
+    res = committed("thesis.fig4_3")
+    common.plot_module_figure(module("thesis_fig4_3"), res, tmp_path)
+    ax = common.LAST_FIGURE.axes[0]
+    for line in ax.get_lines():
+        ys = list(line.get_ydata())
+        assert all(0 < y <= 1 for y in ys)
+        assert all(a >= b for a, b in zip(ys, ys[1:])), "a tail fraction cannot grow with the tie length"
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_make_all_over_every_committed_result(tmp_path, keep, path):
+    make_all = module("make_all")
+    assert make_all.main([str(path), "--out", str(tmp_path)]) == 0
+    assert keep, "no figure drawn"
+    for res, title in keep:
+        assert_title_names_the_run(title, res)
+
+
+@pytest.mark.parametrize("name", PLOT_MODULES)
+def test_every_plot_script_runs_as_a_program(tmp_path, name):
+    experiment = module(name).EXPERIMENT
+    path = next((p for p in RESULTS if common.load(p).select(experiment, key=None)), None)
+    if path is None:
+        path = next((p for p in sorted(FIXTURES.glob("*.json")) if common.load(p).select(experiment, key=None)), None)
+    assert path is not None, f"no committed result or fixture holds {experiment}: add one"
+    subprocess.run([sys.executable, PLOTS / f"{name}.py", path, "--out", tmp_path], check=True, capture_output=True)
+    assert any(tmp_path.glob(f"{experiment}*.png"))
+
+
+def test_summary_table_is_at_one_size_or_says_each_rows_size():
+    import summary
+    res = common.load(FIXTURES / "parle_gpu_nvidia-h200.json")
+    text = summary.table(res, "parle.encode")
+    assert "| n |" not in text.splitlines()[0]
+    largest = max(r.n for r in res.select("parle.encode"))
+    assert f"n = {largest} elements." in text
+    # Rates in GB/s and speedups as cpu time over GPU time, from the rows at that size.
+    by = {(r.dataset, r.variant): r for r in res.select("parle.encode") if r.n == largest}
+    row = next(line for line in text.splitlines() if line.startswith("| random |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    header = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    for name, cell in zip(header, cells):
+        if name.endswith(" GB/s"):
+            assert cell == common.fmt_num(by[("random", name[:-5])].bytes_per_second / 1e9)
+        if name.endswith(" speedup"):
+            v = name[:-len(" speedup")]
+            assert cell == f"{common.fmt_num(by[('random', 'cpu.serial')].seconds / by[('random', v)].seconds)}x"
+    mixed = committed("pavle.decode")
+    if len({r.n for r in mixed.select("pavle.decode")}) > 1:
+        table = summary.table(mixed, "pavle.decode")
+        assert "| n |" in table.splitlines()[0] or "n = " in table
