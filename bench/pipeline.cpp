@@ -1,11 +1,17 @@
 // The whole pipeline (thesis Tables 4.1 and 4.2):
-//   thesis.table4_1  compression per dataset: pipeline.gpu.paper / pipeline.gpu.fast with the
-//                    input already on the device (the stages, per-block codes and their host
-//                    round trip included), pipeline.gpu.fast.e2e from host bytes to the finished
-//                    container (upload, CRC-32 on the host, stages, download, assembly), and
+//   thesis.table4_1  compression per dataset, 1 MiB blocks: pipeline.gpu.<config>.kernels (the
+//                    stages on device-resident input: per-block codes, and the paper
+//                    configuration's host round trip, included), pipeline.gpu.<config> (that and
+//                    the container's download and assembly on the host), pipeline.gpu.fast.e2e
+//                    (host bytes to the finished container, allocations included), and
+//                    pipeline.gpu.fast.kernels.b900k (900,000-byte blocks, bzip2 -9's size);
 //                    bzip2 -9 through libbz2 (900 kB blocks, one core). Counters: ratio
-//                    (compressed / uncompressed) and the stage times in ms.
-//   thesis.table4_2  decompression: the same variants reversed, and the CPU peers.
+//                    (compressed / uncompressed), stream_ratio and overhead_ratio (the coded
+//                    symbols, and everything else in the file, per input byte), block_bytes, and
+//                    the stage times in ms.
+//   thesis.table4_2  decompression: .kernels (the stages alone), the plain variant (parse, decode
+//                    tables, the file's upload and the stages: the host work counted, the output
+//                    left on the device), .e2e (host to host, allocations included), CPU peers.
 //   CPU peers, on the same host: bzip2.cpu (libbz2 -9, one core), lbzip2.cpu.mt (the lbzip2
 //   program, -9, all host threads, file to file in /tmp: its own I/O included), zstd.cpu.l3 and
 //   zstd.cpu.mt.l19 (libzstd level 3 on one core; level 19 with a worker per host thread;
@@ -30,6 +36,7 @@
 #include <zstd.h>
 
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -56,59 +63,105 @@ void stage_counters(benchmark::State& state, const pipeline::StageTimes& t) {
   state.counters["huffman_ms"] = t.huffman * 1e3;
 }
 
-void gpu_compress(benchmark::State& state, pipeline::Config config, bool end_to_end, ByteInputSpec spec, std::string name) {
+// What a GPU pipeline benchmark times.
+enum class Timed {
+  kernels,   // <variant>.kernels: the stages on the device (compress: run(); decompress: run())
+  format,    // <variant>: the stages and the host work of the format, input and output device-resident
+             // where they are the raw bytes (compress: run() + container(), the file assembled in host
+             // memory; decompress: load() + run() from the file in host memory: parse, decode tables,
+             // the file's upload, the stages; the output stays on the device)
+  end_to_end // <variant>.e2e: host bytes to host bytes, every allocation and copy included, both ways
+};
+
+// The container's side data as counters: stream bytes (the coded symbols) and everything else
+// (header, block index, per-block tables, selectors, BWT start rows, decoder index), per input byte.
+void container_counters(benchmark::State& state, const std::vector<std::uint8_t>& file, std::size_t n) {
+  const pipeline::Layout layout = pipeline::parse(file);
+  std::uint64_t stream = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const auto& e = layout.blocks[b];
+    const auto payload = std::span(file).subspan(e.payload_offset, e.payload_bytes);
+    stream += layout.config == pipeline::Config::fast ? pipeline::split_fast(payload, e.original_bytes, b).words_raw.size()
+                                                      : pipeline::split_paper(payload, e.original_bytes, b).data.size();
+  }
+  const double denom = static_cast<double>(std::max<std::size_t>(n, 1));
+  state.counters["ratio"] = static_cast<double>(file.size()) / denom;
+  state.counters["stream_ratio"] = static_cast<double>(stream) / denom;
+  state.counters["overhead_ratio"] = static_cast<double>(file.size() - stream) / denom;
+  state.counters["block_bytes"] = static_cast<double>(layout.block_bytes);
+}
+
+void gpu_compress(benchmark::State& state, pipeline::Config config, Timed timed, std::size_t block, ByteInputSpec spec,
+                  std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
     const auto in = input_or_skip(state, spec);
     if (!in) return;
     const std::size_t n = in->bytes.size();
-    pipeline::GpuCompressor c(config, n, kBwtBlockBytes);
     GpuTimingContext timing;
-    c.upload(in->bytes, timing.stream());
-    pipeline::StageTimes t = c.run(timing.stream());
-    const auto file = c.container(timing.stream());
-    if (config == pipeline::Config::paper && file != reference::pipeline_compress(in->bytes, kBwtBlockBytes))
+    std::vector<std::uint8_t> file;
+    pipeline::StageTimes t;
+    {
+      pipeline::GpuCompressor c(config, n, block);
+      c.upload(in->bytes, timing.stream());
+      t = c.run(timing.stream());
+      file = c.container(timing.stream());
+    }
+    if (config == pipeline::Config::paper && file != reference::pipeline_compress(in->bytes, block))
       return fail(state, name, "container differs from the CPU reference pipeline's");
     if (pipeline::decompress_gpu(file) != in->bytes) return fail(state, name, "container does not decompress to the input");
-    const double seconds = timing.run(state, name, [&](cudaStream_t s) {
-      if (end_to_end) {
+    std::optional<pipeline::GpuCompressor> kept;
+    if (timed != Timed::end_to_end) {
+      kept.emplace(config, n, block);
+      kept->upload(in->bytes, timing.stream());
+    }
+    timing.run(state, name, [&](cudaStream_t s) {
+      if (timed == Timed::end_to_end) {  // allocations included, as in decompression
+        pipeline::GpuCompressor c(config, n, block);
         c.upload(in->bytes, s);
         t = c.run(s);
         benchmark::DoNotOptimize(c.container(s).data());
       } else {
-        t = c.run(s);
+        t = kept->run(s);
+        if (timed == Timed::format) benchmark::DoNotOptimize(kept->container(s).data());
       }
     });
     set_throughput_counters(state, n);
-    (void)seconds;
-    state.counters["ratio"] = static_cast<double>(file.size()) / static_cast<double>(std::max<std::size_t>(n, 1));
+    container_counters(state, file, n);
     stage_counters(state, t);
   });
 }
 
-void gpu_decompress(benchmark::State& state, pipeline::Config config, bool end_to_end, ByteInputSpec spec, std::string name) {
+void gpu_decompress(benchmark::State& state, pipeline::Config config, Timed timed, ByteInputSpec spec, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
     const auto in = input_or_skip(state, spec);
     if (!in) return;
     const auto file = pipeline::compress_gpu(config, in->bytes, kBwtBlockBytes);
-    pipeline::GpuDecompressor d(file);
     GpuTimingContext timing;
-    d.load(timing.stream());
-    pipeline::StageTimes t = d.run(timing.stream());
-    if (d.output(timing.stream()) != in->bytes) return fail(state, name, "decompressed bytes differ from the input");
+    std::optional<pipeline::GpuDecompressor> d(std::in_place, file);
+    d->load(timing.stream());
+    pipeline::StageTimes t = d->run(timing.stream());
+    if (d->output(timing.stream()) != in->bytes) return fail(state, name, "decompressed bytes differ from the input");
     timing.run(state, name, [&](cudaStream_t s) {
-      if (end_to_end) {
-        pipeline::GpuDecompressor fresh(file);
-        fresh.load(s);
-        t = fresh.run(s);
-        benchmark::DoNotOptimize(fresh.output(s).data());
-      } else {
-        t = d.run(s);
+      switch (timed) {
+        case Timed::kernels: t = d->run(s); break;
+        case Timed::format:  // parse, decode tables, the file's upload, then the stages (buffers kept, as compression's)
+          d->reset(file);
+          d->load(s);
+          t = d->run(s);
+          break;
+        case Timed::end_to_end: {
+          pipeline::GpuDecompressor fresh(file);
+          fresh.load(s);
+          t = fresh.run(s);
+          benchmark::DoNotOptimize(fresh.output(s).data());
+          break;
+        }
       }
     });
     set_throughput_counters(state, in->bytes.size());
-    state.counters["ratio"] = static_cast<double>(file.size()) / static_cast<double>(std::max<std::size_t>(in->bytes.size(), 1));
+    container_counters(state, file, in->bytes.size());
     stage_counters(state, t);
   });
 }
@@ -273,12 +326,21 @@ void register_pipeline() {
     if (spec.bwt) continue;
     const std::string tail = fmt::format("{}/n={}", spec.label, spec_size(spec));
     for (const auto& [experiment, decompress] : {std::pair{"thesis.table4_1", false}, std::pair{"thesis.table4_2", true}}) {
-      for (const auto& [variant, config, e2e] : {std::tuple{"pipeline.gpu.paper", pipeline::Config::paper, false},
-                                                 std::tuple{"pipeline.gpu.fast", pipeline::Config::fast, false},
-                                                 std::tuple{"pipeline.gpu.fast.e2e", pipeline::Config::fast, true}}) {
+      for (const auto& [variant, config, timed] : {std::tuple{"pipeline.gpu.paper", pipeline::Config::paper, Timed::format},
+                                                   std::tuple{"pipeline.gpu.paper.kernels", pipeline::Config::paper, Timed::kernels},
+                                                   std::tuple{"pipeline.gpu.fast", pipeline::Config::fast, Timed::format},
+                                                   std::tuple{"pipeline.gpu.fast.kernels", pipeline::Config::fast, Timed::kernels},
+                                                   std::tuple{"pipeline.gpu.fast.e2e", pipeline::Config::fast, Timed::end_to_end}}) {
         const std::string name = fmt::format("{}/{}/{}", experiment, variant, tail);
-        configure_gpu(benchmark::RegisterBenchmark(name.c_str(), decompress ? gpu_decompress : gpu_compress, config, e2e,
-                                                   spec, name));
+        if (decompress)
+          configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_decompress, config, timed, spec, name));
+        else
+          configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_compress, config, timed, kBwtBlockBytes, spec, name));
+      }
+      if (!decompress) {  // bzip2's block size (900,000 bytes, as bzip2 -9): the ratio beside bzip2's at equal blocks
+        const std::string name = fmt::format("{}/pipeline.gpu.fast.kernels.b900k/{}", experiment, tail);
+        configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_compress, pipeline::Config::fast, Timed::kernels,
+                                                   std::size_t{900000}, spec, name));
       }
       configure_cpu(benchmark::RegisterBenchmark(fmt::format("{}/bzip2.cpu/{}", experiment, tail).c_str(), bzip2_run,
                                                  decompress, spec));

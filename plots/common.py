@@ -275,9 +275,14 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
     if sweep:
         ax = axes[-1]
         key = sweep[0].key
+        sweep_variants = sorted({r.variant for r in sweep}, key=_variant_order)
+        styles = dict(zip(sweep_variants, ["-", "--", ":", "-."]))
         for i, d in enumerate(sorted({r.dataset for r in sweep}, key=_dataset_order)):
-            rs = sorted((r for r in sweep if r.dataset == d), key=lambda r: r.value)
-            ax.plot([r.value for r in rs], [r.seconds * 1e3 for r in rs], marker="o", label=d, color=f"C{i}")
+            for v in sweep_variants:  # one line per dataset and variant (e.g. the step timed alone)
+                rs = sorted((r for r in sweep if r.dataset == d and r.variant == v), key=lambda r: r.value)
+                if rs:
+                    ax.plot([r.value for r in rs], [r.seconds * 1e3 for r in rs], marker="o", ls=styles.get(v, "-"),
+                            label=d if len(sweep_variants) == 1 else f"{d} {v}", color=f"C{i}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel(f"{key} (partial-list entries kept in shared memory)" if key == "list" else key)

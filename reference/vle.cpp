@@ -49,6 +49,28 @@ VleStream encode_with(std::span<const std::uint8_t> in, const TablePicker& pick)
   return out;
 }
 
+}  // namespace
+
+std::uint64_t vle_encode_into(std::span<const std::uint8_t> in, const CodeTable& table, std::span<std::uint32_t> out) {
+  std::uint64_t acc = 0, bits = 0;
+  int pending = 0;
+  std::uint32_t* w = out.data();
+  for (const std::uint8_t s : in) {
+    const Codeword c = table[s];
+    acc = (acc << c.length) | c.bits;
+    pending += c.length;
+    bits += c.length;
+    if (pending >= 32) {
+      pending -= 32;
+      *w++ = static_cast<std::uint32_t>(acc >> pending);
+    }
+  }
+  if (pending > 0) *w = static_cast<std::uint32_t>(acc << (32 - pending));
+  return bits;
+}
+
+namespace {
+
 // Canonical decoding: per length, the first code and the symbols of that length in order.
 struct CanonicalDecoder {
   std::array<std::uint32_t, 33> first{}, count{};

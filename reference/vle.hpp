@@ -18,6 +18,13 @@ struct VleStream {
 
 // Throws std::invalid_argument on a symbol without a codeword.
 VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table);
+// The serial CPU baseline the benchmarks time (Balevic's "serial encoder"): one pass over the
+// input, codewords through a 64-bit accumulator straight into `out`, allocated and zeroed by the
+// caller beforehand (at least ceil(bits / 32) words); returns the bit count. The same stream as
+// vle_encode, which stays the simple oracle (a length pass, then the words). No checks in the
+// loop: every symbol of `in` must have a codeword, as the GPU encoders require too.
+std::uint64_t vle_encode_into(std::span<const std::uint8_t> in, const CodeTable& table, std::span<std::uint32_t> out);
+
 // Decodes `symbols` symbols of a stream written with a canonical table (canonical_codes()).
 // Throws std::invalid_argument on a stream that ends early or holds an unused code.
 std::vector<std::uint8_t> vle_decode(const VleStream& stream, std::size_t symbols, const CodeTable& table);

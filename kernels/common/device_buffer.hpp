@@ -53,6 +53,11 @@ class DeviceBuffer {
   T* data() const noexcept { return static_cast<T*>(bytes_.data()); }
   std::size_t size() const noexcept { return count_; }
   std::size_t size_bytes() const noexcept { return count_ * sizeof(T); }
+  // At least `count` elements: reallocated (contents lost) only when the buffer is smaller, so
+  // that a reused object keeps its memory from one use to the next.
+  void grow(std::size_t count) {
+    if (count > count_) *this = DeviceBuffer(count);
+  }
 
   void upload(std::span<const T> host) {
     if (host.size() > count_) throw ContractError("DeviceBuffer::upload: host span larger than buffer");

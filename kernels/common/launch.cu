@@ -23,4 +23,16 @@ LaunchConfig occupancy_launch_config(const void* kernel, unsigned block) {
   return config;
 }
 
+void ensure_dynamic_shared(const void* kernel, std::size_t bytes) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, std::size_t> raised;
+  int device = 0;
+  PARCOMP_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard lock(mutex);
+  std::size_t& have = raised[{device, kernel}];
+  if (bytes <= have) return;
+  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  have = bytes;
+}
+
 }  // namespace parcomp

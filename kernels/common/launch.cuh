@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace parcomp {
@@ -23,6 +24,15 @@ LaunchConfig occupancy_launch_config(const void* kernel, unsigned block);
 template <typename Kernel>
 LaunchConfig occupancy_launch_config(Kernel kernel, unsigned block = 256) {
   return occupancy_launch_config(reinterpret_cast<const void*>(kernel), block);
+}
+
+// Raises `kernel`'s dynamic shared-memory limit to at least `bytes` on the current device, once:
+// the host call (cudaFuncSetAttribute) stays out of repeated launches and timed regions.
+void ensure_dynamic_shared(const void* kernel, std::size_t bytes);
+
+template <typename Kernel>
+void ensure_dynamic_shared(Kernel kernel, std::size_t bytes) {
+  ensure_dynamic_shared(reinterpret_cast<const void*>(kernel), bytes);
 }
 
 // 64-bit grid-stride loop indices, so that element counts past 2^31 bytes never overflow.

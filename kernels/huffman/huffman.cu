@@ -179,7 +179,30 @@ __global__ void __launch_bounds__(kPaperThreads)
 using vle::kBadCode;
 constexpr std::uint32_t kBadSize = vle::kBadLength;  // a block's bits do not fill exactly its bytes
 
-// One thread per block: walk its byte array, write four symbols at a time.
+// The thesis's decoding step (sec. 3.1): one bit at a time down the code tree until a leaf. For a
+// canonical code the tree's level l holds the codes of length l in order, so walking it is a
+// compare per bit: after l bits, the code read so far is a leaf iff it lies in [first[l],
+// first[l] + count[l]). Returns false when no codeword matches within max_length bits.
+__device__ __forceinline__ bool decode_bit_serial(const vle::DecodeTable& t, std::uint64_t& window, int& avail,
+                                                  std::uint64_t& used, std::uint32_t& symbol) {
+  std::uint32_t code = 0;
+  for (int l = 1; l <= t.max_length; ++l) {
+    code = (code << 1) | static_cast<std::uint32_t>(window >> 63);
+    window <<= 1;
+    if (code - t.first[l] < t.count[l]) {
+      symbol = t.symbols[t.offset[l] + code - t.first[l]];
+      avail -= l;
+      used += static_cast<std::uint64_t>(l);
+      return true;
+    }
+  }
+  return false;
+}
+
+// One thread per block: walk its byte array, write four symbols at a time. BitSerial: the
+// thesis's walk (gpu.paper); else the 10-bit lookup table and per-length search (ours,
+// vle::decode_next, gpu.paper.lut).
+template <bool BitSerial>
 __global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data_bytes, const std::uint32_t* sizes,
                                     const std::uint64_t* offsets, std::int64_t n, const vle::DecodeTable* table_global,
                                     std::uint8_t* out, std::uint32_t* status) {
@@ -206,7 +229,8 @@ __global__ void block_decode_kernel(const std::uint8_t* data, std::uint64_t data
       avail += 8;
     }
     std::uint32_t symbol;
-    if (!vle::decode_next(t, buf, avail, used, symbol)) {
+    const bool ok = BitSerial ? decode_bit_serial(t, buf, avail, used, symbol) : vle::decode_next(t, buf, avail, used, symbol);
+    if (!ok) {
       vle::report_damage(status, kBadCode, b);
       return;
     }
@@ -340,8 +364,7 @@ void encode_paper(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* 
   total_kernel<<<1, 1, 0, stream>>>(s.offsets, d_block_bytes, static_cast<std::int64_t>(blocks), d_total_bytes);
   PARCOMP_CHECK_LAUNCH();
   const std::size_t shared = (kBlockSymbols * static_cast<std::size_t>(max_length) + 31) / 32 * 4;
-  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(block_encode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared)));
+  ensure_dynamic_shared(block_encode_kernel, shared);
   block_encode_kernel<<<static_cast<unsigned>(blocks), kPaperThreads, shared, stream>>>(
       d_in, static_cast<std::int64_t>(n), d_table, s.offsets, d_block_bytes, d_out);
   PARCOMP_CHECK_LAUNCH();
@@ -351,8 +374,8 @@ std::size_t paper_decode_scratch_bytes(std::size_t n) { return paper_encode_scra
 
 void decode_paper(const std::uint8_t* d_data, std::size_t data_bytes, const std::uint32_t* d_block_bytes, std::size_t n,
                   const vle::DecodeTable* d_table, std::uint8_t* d_out, std::uint32_t* d_status, void* d_scratch,
-                  std::size_t scratch_bytes, cudaStream_t stream) {
-  PARCOMP_NVTX_RANGE("huffman::decode_paper");
+                  std::size_t scratch_bytes, cudaStream_t stream, DecodeMethod method) {
+  PARCOMP_NVTX_RANGE(method == DecodeMethod::bit_serial ? "huffman::decode_paper" : "huffman::decode_paper.lut");
   if (reinterpret_cast<std::uintptr_t>(d_out) % 4 != 0) throw ContractError("huffman::decode_paper: output must be 4-byte aligned");
   const std::uint32_t init[kDecodeStatusWords] = {0u, 0xFFFFFFFFu};
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_status, init, sizeof init, cudaMemcpyHostToDevice, stream));
@@ -363,7 +386,8 @@ void decode_paper(const std::uint8_t* d_data, std::size_t data_bytes, const std:
   PARCOMP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s.temp, s.temp_bytes, widen(d_block_bytes), s.offsets,
                                                    static_cast<std::int64_t>(blocks), stream));
   constexpr int kThreads = 64;
-  block_decode_kernel<<<static_cast<unsigned>((blocks + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+  auto kernel = method == DecodeMethod::bit_serial ? block_decode_kernel<true> : block_decode_kernel<false>;
+  kernel<<<static_cast<unsigned>((blocks + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       d_data, data_bytes, d_block_bytes, s.offsets, static_cast<std::int64_t>(n), d_table, d_out, d_status);
   PARCOMP_CHECK_LAUNCH();
 }

@@ -8,7 +8,10 @@
 //          (each thread searches four entries, the operator keeps the two least of four); the
 //          encoding in 4096-symbol blocks of 128 threads (32 codewords a thread), each block a
 //          byte-aligned bit array, offsets by scans across blocks and threads, block sizes kept;
-//          decoding by one thread per block, four bytes written at a time.
+//          decoding by one thread per block, four bytes written at a time, one bit at a time down
+//          the code tree (sec. 3.1; for canonical codes a compare per bit against the first code
+//          of each length). DecodeMethod::lut (ours, gpu.paper.lut) decodes the same blocks with
+//          PAVLE's 10-bit lookup table instead.
 //   fast   ours: CUB's histogram; the tree by a rank sort of the leaves and a two-queue merge on
 //          the GPU, or on the host (both measured); encoding
 //          and decoding by PAVLE's gpu.fast encoder and index-driven decoder (kernels/vle), the
@@ -92,9 +95,10 @@ void encode_paper(const std::uint8_t* d_in, std::size_t n, const std::uint32_t* 
 std::size_t paper_decode_scratch_bytes(std::size_t n);
 // One thread per block. d_status: kDecodeStatusWords words; check with check_decode_status().
 inline constexpr std::size_t kDecodeStatusWords = 2;
+enum class DecodeMethod { bit_serial, lut };  // the thesis's walk; ours, the lookup table
 void decode_paper(const std::uint8_t* d_data, std::size_t data_bytes, const std::uint32_t* d_block_bytes, std::size_t n,
                   const vle::DecodeTable* d_table, std::uint8_t* d_out, std::uint32_t* d_status, void* d_scratch,
-                  std::size_t scratch_bytes, cudaStream_t stream);
+                  std::size_t scratch_bytes, cudaStream_t stream, DecodeMethod method = DecodeMethod::bit_serial);
 // Waits for `stream`; throws CorruptDataError naming the first bad block.
 void check_decode_status(const std::uint32_t* d_status, cudaStream_t stream);
 

@@ -6,6 +6,7 @@
 #include "../common/scratch.hpp"
 #include "mtf.hpp"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -64,7 +65,7 @@ struct SplitList {
   std::uint8_t* shared;  // this block's lists: thread t's entry k at t * L + k
   std::uint8_t* spill;   // this thread's spill row, indexed by k - L
   int t, L;
-  static std::size_t shared_bytes(int B, int L) { return static_cast<std::size_t>(B) * static_cast<std::size_t>(L); }
+  __host__ __device__ static std::size_t shared_bytes(int B, int L) { return static_cast<std::size_t>(B) * static_cast<std::size_t>(L); }
   __device__ std::uint8_t get(int k) const { return k < L ? shared[t * L + k] : spill[k - L]; }
   __device__ void set(int k, std::uint8_t v) const {
     if (k < L)
@@ -108,7 +109,7 @@ struct SplitList {
 struct PackedList {
   static constexpr int kRowWords = kAlphabet / 4 + 1;
   std::uint32_t* row;  // this thread's 64 words
-  static std::size_t shared_bytes(int B, int) { return static_cast<std::size_t>(B) * kRowWords * 4; }
+  __host__ __device__ static std::size_t shared_bytes(int B, int) { return static_cast<std::size_t>(B) * kRowWords * 4; }
   __device__ std::uint8_t get(int k) const { return static_cast<std::uint8_t>(row[k >> 2] >> (8 * (k & 3))); }
   struct Writer {
     std::uint32_t* row;
@@ -221,13 +222,39 @@ __device__ List work_list(const Geometry& g, const ThreadPlace& p, std::uint8_t*
   }
 }
 
+// The local scan's lists (thesis sec. 2.2 and 4.4.3: "we store and access each thread's partial
+// MTF list in shared memory", "only store partial MTF lists in shared memory"): entry k of thread
+// gt's list in buffer b lies in shared memory for k < Ls (Ls = the swept partial-list size, Fig.
+// 4.5), in global memory (s.rows[b]) from Ls on. The scan double-buffers (b = 0, 1).
+struct ScanLists {
+  std::uint8_t* shared;  // 2 buffers x B threads x Ls entries: thread t's entries at (b * B + t) * Ls
+  std::uint8_t* rows[2];
+  int Ls, B;
+  std::int64_t first_gt;  // the block's first thread
+  __device__ std::uint8_t get(int b, std::int64_t gt, int k) const {
+    return k < Ls ? shared[(b * B + static_cast<int>(gt - first_gt)) * Ls + k] : rows[b][gt * kAlphabet + k];
+  }
+  __device__ void set(int b, std::int64_t gt, int k, std::uint8_t v) const {
+    if (k < Ls)
+      shared[(b * B + static_cast<int>(gt - first_gt)) * Ls + k] = v;
+    else
+      rows[b][gt * kAlphabet + k] = v;
+  }
+};
+
 // Step 1 (Alg. 2 / Alg. 5): each thread's partial list; then an inclusive Hillis-Steele scan over
-// the block's threads (log2 B rounds), leaving in rows[steps % 2] each thread's list after its
-// block's substrings up to its own.
+// the block's threads (log2 B rounds, AppendUnique / composition), leaving in rows[steps % 2]
+// each thread's list after its block's substrings up to its own. The paper variant keeps the
+// first L entries of every list in shared memory (ScanLists); the fast variant's lists are in
+// global memory (its shared memory holds the packed working lists).
 template <Direction D, typename List>
 __global__ void local_scan_kernel(const std::uint8_t* in, Geometry g, Scratch s) {
+  extern __shared__ __align__(16) std::uint8_t shared_lists[];
   const ThreadPlace p = place(g);
-  std::uint8_t* row = s.rows[0] + p.gt * kAlphabet;
+  constexpr bool kSplit = std::is_same_v<List, SplitList>;
+  // The reverse direction's working list comes first in shared memory; the forward needs none.
+  const std::size_t working = D == Direction::reverse ? List::shared_bytes(g.B, g.L) : 0;
+  const ScanLists lists{shared_lists + working, {s.rows[0], s.rows[1]}, kSplit ? g.L : 0, g.B, p.block * g.B};
   if constexpr (D == Direction::forward) {
     std::uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int len = 0;
@@ -235,7 +262,7 @@ __global__ void local_scan_kernel(const std::uint8_t* in, Geometry g, Scratch s)
       const std::uint8_t c = in[i];
       if (!test_bit(mask, c)) {
         set_bit(mask, c);
-        row[len++] = c;
+        lists.set(0, p.gt, len++, c);
       }
     }
     s.lens[0][p.gt] = static_cast<std::uint16_t>(len);
@@ -244,22 +271,43 @@ __global__ void local_scan_kernel(const std::uint8_t* in, Geometry g, Scratch s)
     auto fill = w.writer();
     for (int k = 0; k < kAlphabet; ++k) fill.put(static_cast<std::uint8_t>(k));
     for (std::int64_t i = p.first; i < p.last; ++i) w.decode(in[i]);
-    for (int k = 0; k < kAlphabet; ++k) row[k] = w.get(k);
+    for (int k = 0; k < kAlphabet; ++k) lists.set(0, p.gt, k, w.get(k));
     s.lens[0][p.gt] = kAlphabet;
   }
   int src = 0;
   for (int d = 1; d < g.B; d <<= 1, src ^= 1) {
     __syncthreads();
-    const std::uint8_t* from = s.rows[src] + p.gt * kAlphabet;
-    std::uint8_t* to = s.rows[src ^ 1] + p.gt * kAlphabet;
+    const int dst = src ^ 1;
     const int len = s.lens[src][p.gt];
     if (p.t >= d) {
-      s.lens[src ^ 1][p.gt] = static_cast<std::uint16_t>(
-          combine<D>(from, len, s.rows[src] + (p.gt - d) * kAlphabet, s.lens[src][p.gt - d], to));
+      const std::int64_t before = p.gt - d;
+      if constexpr (D == Direction::forward) {  // Alg. 3, AppendUnique: mine, then theirs absent from mine
+        std::uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int k = 0; k < len; ++k) {
+          const std::uint8_t c = lists.get(src, p.gt, k);
+          set_bit(mask, c);
+          lists.set(dst, p.gt, k, c);
+        }
+        int out = len;
+        const int theirs = s.lens[src][before];
+        for (int k = 0; k < theirs; ++k) {
+          const std::uint8_t c = lists.get(src, before, k);
+          if (!test_bit(mask, c)) lists.set(dst, p.gt, out++, c);
+        }
+        s.lens[dst][p.gt] = static_cast<std::uint16_t>(out);
+      } else {  // Alg. 6, composition: out[i] = theirs[mine[i]]
+        for (int k = 0; k < kAlphabet; ++k) lists.set(dst, p.gt, k, lists.get(src, before, lists.get(src, p.gt, k)));
+        s.lens[dst][p.gt] = kAlphabet;
+      }
     } else {
-      for (int k = 0; k < len; ++k) to[k] = from[k];
-      s.lens[src ^ 1][p.gt] = static_cast<std::uint16_t>(len);
+      for (int k = 0; k < len; ++k) lists.set(dst, p.gt, k, lists.get(src, p.gt, k));
+      s.lens[dst][p.gt] = static_cast<std::uint16_t>(len);
     }
+  }
+  // The scanned lists leave in global memory whole, for the block scan and the transform.
+  if constexpr (kSplit) {
+    const int len = s.lens[src][p.gt];
+    for (int k = 0; k < min(len, g.L); ++k) s.rows[src][p.gt * kAlphabet + k] = lists.get(src, p.gt, k);
   }
 }
 
@@ -366,17 +414,30 @@ int log2_exact(int b) {
   return steps;
 }
 
+// Shared memory of the local scan: the working list, then (paper) the scan lists' shared parts.
+template <Direction D, typename List>
+std::size_t local_scan_shared_bytes(const Geometry& g) {
+  const std::size_t scan = std::is_same_v<List, SplitList> ? 2 * static_cast<std::size_t>(g.B) * static_cast<std::size_t>(g.L) : 0;
+  return (D == Direction::reverse ? List::shared_bytes(g.B, g.L) : 0) + scan;
+}
+
+template <Direction D, typename List>
+void launch_local_scan(const std::uint8_t* d_in, const Geometry& g, const Scratch& s, cudaStream_t stream) {
+  const std::size_t shared = std::max<std::size_t>(local_scan_shared_bytes<D, List>(g), 16);
+  auto local = local_scan_kernel<D, List>;
+  ensure_dynamic_shared(local, shared);
+  local<<<static_cast<unsigned>(g.blocks), g.B, shared, stream>>>(d_in, g, s);
+  PARCOMP_CHECK_LAUNCH();
+}
+
 template <Direction D, typename List>
 void launch_scan(const std::uint8_t* d_in, std::uint8_t* d_out, const Geometry& g, const Scratch& s,
                  cudaStream_t stream) {
   const std::size_t shared = List::shared_bytes(g.B, g.L);
   const int final_buffer = log2_exact(g.B) % 2;
-  auto local = local_scan_kernel<D, List>;
   auto transform = transform_kernel<D, List>;
-  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(local, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(transform, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-  local<<<static_cast<unsigned>(g.blocks), g.B, shared, stream>>>(d_in, g, s);
-  PARCOMP_CHECK_LAUNCH();
+  ensure_dynamic_shared(transform, shared);
+  launch_local_scan<D, List>(d_in, g, s, stream);
   const unsigned scan_blocks = static_cast<unsigned>((g.segments + 127) / 128);
   block_scan_kernel<D><<<scan_blocks, 128, 0, stream>>>(g, s, final_buffer);
   PARCOMP_CHECK_LAUNCH();
@@ -445,6 +506,24 @@ void transform(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, 
     PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::forward.fast" : "mtf::reverse.fast");
     if (d == Direction::forward) launch_scan<Direction::forward, PackedList>(d_in, d_out, g, s, stream);
     else launch_scan<Direction::reverse, PackedList>(d_in, d_out, g, s, stream);
+  }
+}
+
+void local_scan(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, void* d_scratch, std::size_t scratch_size,
+                const Config& c, cudaStream_t stream) {
+  validate(v, c);
+  if (v == Variant::naive) throw ContractError("mtf::local_scan: the naive variant has no scan");
+  if (n == 0) return;
+  PARCOMP_NVTX_RANGE(d == Direction::forward ? "mtf::local_scan.forward" : "mtf::local_scan.reverse");
+  const Geometry g = make_geometry(n, c, shared_entries(v, c));
+  ScratchCarver carver(d_scratch, scratch_size);
+  const Scratch s = carve(carver, g);
+  if (v == Variant::paper) {
+    if (d == Direction::forward) launch_local_scan<Direction::forward, SplitList>(d_in, g, s, stream);
+    else launch_local_scan<Direction::reverse, SplitList>(d_in, g, s, stream);
+  } else {
+    if (d == Direction::forward) launch_local_scan<Direction::forward, PackedList>(d_in, g, s, stream);
+    else launch_local_scan<Direction::reverse, PackedList>(d_in, g, s, stream);
   }
 }
 

@@ -9,8 +9,9 @@
 //   paper  the thesis's scan: per-thread partial lists over substrings (Alg. 2 / Alg. 5), combined
 //          with AppendUnique (Alg. 3) or list composition (Alg. 6) by an intra-block scan, a
 //          block-wise scan per segment, then each thread transforms its substring from its list.
-//          Of each thread's working list, the first `shared_list_entries` live in shared memory,
-//          the rest in global memory (the thesis's partial-list size, Fig. 4.5).
+//          Of each thread's lists, the first `shared_list_entries` live in shared memory, the rest
+//          in global memory (the thesis's partial-list size, Fig. 4.5): the partial lists of the
+//          local scan (double-buffered) and the working list the transform shifts.
 //   naive  the survey's (Eirola, section 3.3): one block of 256 threads per segment searches and
 //          updates the 256-entry list in parallel for every character.
 //   fast   ours: the same scan with long substrings (1024 bytes per thread forward, 4096 reverse),
@@ -47,5 +48,10 @@ std::size_t scratch_bytes(Variant v, Direction d, std::size_t n, const Config& c
 // Throws ContractError on a bad configuration or scratch too small.
 void transform(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, std::uint8_t* d_out, void* d_scratch,
                std::size_t scratch_bytes, const Config& config, cudaStream_t stream);
+// Step 1 alone, the thesis's "local scan" (Fig. 4.5): every thread's partial list and the scan
+// over each block's threads (the paper variant with the first shared_list_entries entries of each
+// list in shared memory), left in the scratch. For timing that step apart; paper and fast only.
+void local_scan(Variant v, Direction d, const std::uint8_t* d_in, std::size_t n, void* d_scratch,
+                std::size_t scratch_bytes, const Config& config, cudaStream_t stream);
 
 }  // namespace parcomp::mtf

@@ -322,13 +322,16 @@ struct GpuDecompressor::State {
   Events events;
 };
 
-GpuDecompressor::GpuDecompressor(std::span<const std::uint8_t> file) : s_(std::make_unique<State>()) {
+GpuDecompressor::GpuDecompressor(std::span<const std::uint8_t> file) : s_(std::make_unique<State>()) { reset(file); }
+
+void GpuDecompressor::reset(std::span<const std::uint8_t> file) {
   State& s = *s_;
   s.file.assign(file.begin(), file.end());
   s.layout = parse(s.file);
   s.n = s.layout.original_bytes;
   s.block = s.layout.block_bytes;
   s.blocks = s.layout.blocks.size();
+  s.max_symbols = 0;
   check_block_size(s.block);
 }
 
@@ -360,28 +363,29 @@ void GpuDecompressor::load(cudaStream_t stream) {
   State& s = *s_;
   const bool fast = s.layout.config == Config::fast;
   const std::size_t m = std::max<std::size_t>(s.n, 1), nb = std::max<std::size_t>(s.blocks, 1);
-  s.d_file = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(s.file.size(), 1));
-  s.moved = DeviceBuffer<std::uint8_t>(m);
-  s.last = DeviceBuffer<std::uint8_t>(m);
-  s.out = DeviceBuffer<std::uint8_t>(m);
-  s.primary = DeviceBuffer<std::uint32_t>(nb);
-  s.status = DeviceBuffer<std::uint32_t>(2 * nb);
+  // Buffers grow as needed and are kept for the next file (reset()).
+  s.d_file.grow(std::max<std::size_t>(s.file.size(), 1));
+  s.moved.grow(m);
+  s.last.grow(m);
+  s.out.grow(m);
+  s.primary.grow(nb);
+  s.status.grow(2 * nb);
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.d_file.data(), s.file.data(), s.file.size(), cudaMemcpyHostToDevice, stream));
   std::vector<std::uint32_t> primary(s.blocks);
   for (std::size_t b = 0; b < s.blocks; ++b) primary[b] = s.layout.blocks[b].primary;
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.primary.data(), primary.data(), primary.size() * 4, cudaMemcpyHostToDevice, stream));
   if (fast) {
-    s.counts = DeviceBuffer<std::uint32_t>(nb);
+    s.counts.grow(nb);
     s.segments = fast_segments(s.blocks, s.block, s.counts.data(), nullptr);
     vle::Segments& g = s.segments;
-    s.symbols = DeviceBuffer<std::uint8_t>(g.capacity * nb);
-    s.selectors = DeviceBuffer<std::uint8_t>(g.selector_stride * nb);
+    s.symbols.grow(g.capacity * nb);
+    s.selectors.grow(g.selector_stride * nb);
     g.d_selectors = s.selectors.data();
-    s.words = DeviceBuffer<std::uint32_t>(g.out_stride * nb);
-    s.index = DeviceBuffer<std::uint64_t>(g.index_stride * nb);
-    s.bits = DeviceBuffer<std::uint64_t>(nb);
-    s.tables = DeviceBuffer<vle::DecodeTable>(kMaxFastTables * nb);
-    s.samples = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(bwt::sample_entries(s.n, s.block, kFastSampleStride), 1));
+    s.words.grow(g.out_stride * nb);
+    s.index.grow(g.index_stride * nb);
+    s.bits.grow(nb);
+    s.tables.grow(kMaxFastTables * nb);
+    s.samples.grow(std::max<std::size_t>(bwt::sample_entries(s.n, s.block, kFastSampleStride), 1));
     std::vector<vle::DecodeTable> tables(kMaxFastTables * s.blocks);
     std::vector<std::uint32_t> counts(s.blocks), samples(bwt::sample_entries(s.n, s.block, kFastSampleStride));
     std::vector<std::uint8_t> selectors(g.selector_stride * s.blocks);
@@ -413,9 +417,10 @@ void GpuDecompressor::load(cudaStream_t stream) {
     PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.bits.data(), bits.data(), bits.size() * 8, cudaMemcpyHostToDevice, stream));
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vectors die here
   } else {
-    s.tables = DeviceBuffer<vle::DecodeTable>(nb);
-    s.sizes = DeviceBuffer<std::uint32_t>(arrays_of(s.block) * nb);
-    s.dec_scratch = DeviceBytes(huffman::paper_decode_scratch_bytes(s.block));
+    s.tables.grow(nb);
+    s.sizes.grow(arrays_of(s.block) * nb);
+    if (s.dec_scratch.size_bytes() < huffman::paper_decode_scratch_bytes(s.block))
+      s.dec_scratch = DeviceBytes(huffman::paper_decode_scratch_bytes(s.block));
     s.data_offset.resize(s.blocks);
     std::vector<vle::DecodeTable> tables(s.blocks);
     for (std::size_t b = 0; b < s.blocks; ++b) {
@@ -436,9 +441,11 @@ void GpuDecompressor::load(cudaStream_t stream) {
   }
   const bwt::ReverseConfig rc = reverse_config(s.layout.config);
   const auto mv = fast ? mtf::Variant::fast : mtf::Variant::paper;
-  s.mtf_scratch = DeviceBytes(mtf::scratch_bytes(mv, mtf::Direction::reverse, s.n,
-                                                 mtf_config(s.layout.config, mtf::Direction::reverse, s.block)));
-  s.bwt_scratch = DeviceBytes(bwt::reverse_scratch_bytes(rc, s.n, s.block));
+  const std::size_t mtf_bytes =
+      mtf::scratch_bytes(mv, mtf::Direction::reverse, s.n, mtf_config(s.layout.config, mtf::Direction::reverse, s.block));
+  const std::size_t bwt_bytes = bwt::reverse_scratch_bytes(rc, s.n, s.block);
+  if (s.mtf_scratch.size_bytes() < mtf_bytes) s.mtf_scratch = DeviceBytes(mtf_bytes);
+  if (s.bwt_scratch.size_bytes() < bwt_bytes) s.bwt_scratch = DeviceBytes(bwt_bytes);
 }
 
 StageTimes GpuDecompressor::run(cudaStream_t stream) {

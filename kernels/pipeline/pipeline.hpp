@@ -56,6 +56,9 @@ class GpuDecompressor {
   GpuDecompressor(const GpuDecompressor&) = delete;
   GpuDecompressor& operator=(const GpuDecompressor&) = delete;
 
+  // Another file for the same object: parsed and checked; the device buffers of the last load()
+  // are kept and grow only when this file needs more.
+  void reset(std::span<const std::uint8_t> file);
   void load(cudaStream_t stream);
   StageTimes run(cudaStream_t stream);
   std::vector<std::uint8_t> output(cudaStream_t stream);

@@ -1,5 +1,6 @@
 // PAVLE kernels (gm32, sm32, sm64huff; table and aggregate caching; DPT) and the scan they share.
 #include "../common/cuda_check.hpp"
+#include "../common/launch.cuh"
 #include "../common/nvtx.hpp"
 #include "../common/scratch.hpp"
 #include "../common/widen.cuh"
@@ -33,8 +34,6 @@ Geometry make_geometry(std::size_t n, const Config& c) {
 struct Scratch {
   std::uint32_t* lengths;       // bits per element
   std::uint64_t* offsets;       // exclusive scan of lengths
-  std::uint64_t* aggregates;    // per input word (cache_aggregates)
-  std::uint8_t* aggregate_bits; // per input word (cache_aggregates)
   void* scan_temp;
   std::size_t scan_temp_bytes;
 };
@@ -54,15 +53,11 @@ void run_scan(const std::uint32_t* lengths, std::size_t elements, std::uint64_t*
       cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, offsets, static_cast<std::int64_t>(elements), stream));
 }
 
-Scratch carve(ScratchCarver& c, const Config& cfg, const Geometry& g) {
+Scratch carve(ScratchCarver& c, const Geometry& g) {
   Scratch s{};
-  const auto e = static_cast<std::size_t>(g.elements), w = static_cast<std::size_t>(g.words);
+  const auto e = static_cast<std::size_t>(g.elements);
   s.lengths = c.take<std::uint32_t>(e);
   s.offsets = c.take<std::uint64_t>(e);
-  if (cfg.cache_aggregates) {
-    s.aggregates = c.take<std::uint64_t>(w);
-    s.aggregate_bits = c.take<std::uint8_t>(w);
-  }
   s.scan_temp_bytes = scan_temp_bytes(e);
   s.scan_temp = c.take_bytes(s.scan_temp_bytes);
   return s;
@@ -80,9 +75,12 @@ __device__ const std::uint32_t* table_for_block(const std::uint32_t* table, std:
   }
 }
 
-// The four codewords of input word w concatenated (fewer at the tail of the input).
+// The aggregate codeword: the four codewords of input word w concatenated (fewer at the tail of
+// the input). gm32 and sm32 hold it in 32 bits (four codewords of at most 8 bits), sm64huff in 64
+// bits (at most 16 bits each: "twice the original data size").
+template <typename Agg>
 __device__ void aggregate(const std::uint8_t* in, std::int64_t n, std::int64_t w, const std::uint32_t* table,
-                          std::uint64_t& bits, int& length) {
+                          Agg& bits, int& length) {
   bits = 0;
   length = 0;
   const std::int64_t first = w * 4;
@@ -92,36 +90,45 @@ __device__ void aggregate(const std::uint8_t* in, std::int64_t n, std::int64_t w
     for (int j = 0; j < 4; ++j) {
       const std::uint32_t e = table[(v >> (8 * j)) & 0xFFu];
       const int l = static_cast<int>(e & 0xFFu);
-      bits = (bits << l) | (e >> 8);
+      bits = (bits << l) | static_cast<Agg>(e >> 8);
       length += l;
     }
   } else {
     for (std::int64_t i = first; i < n; ++i) {
       const std::uint32_t e = table[in[i]];
       const int l = static_cast<int>(e & 0xFFu);
-      bits = (bits << l) | (e >> 8);
+      bits = (bits << l) | static_cast<Agg>(e >> 8);
       length += l;
     }
   }
 }
 
-// put_bits_atomic: OR `length` bits (<= 64, right-aligned in `bits`) into the stream at bit `pos`,
-// MSB-first, one atomicOr per touched word. `base` is the word index of target[0].
-__device__ void put_bits(std::uint32_t* target, std::int64_t base, std::uint64_t pos, std::uint64_t bits, int length) {
+// put_bits_atomic (Balevic, Listing 1, lines 9-28): the aggregate split at destination word
+// boundaries, one atomicOr for every word it touches (the destination zeroed in advance). With
+// FullWordStores (sm64huff's additional test, Balevic sec. 4): a word that the aggregate covers
+// whole is written with a plain store, since no other thread writes to it. `base` is the word
+// index of target[0].
+template <bool FullWordStores, typename Agg>
+__device__ void put_bits_atomic(std::uint32_t* target, std::int64_t base, std::uint64_t pos, Agg bits, int length) {
   while (length > 0) {
     const std::int64_t word = static_cast<std::int64_t>(pos >> 5);
     const int start = static_cast<int>(pos & 31u);
     const int room = 32 - start;
     const int take = length < room ? length : room;
-    const auto chunk = static_cast<std::uint32_t>((bits >> (length - take)) & ((std::uint64_t{1} << take) - 1));
-    if (chunk != 0) atomicOr(target + (word - base), chunk << (room - take));
+    const auto chunk = static_cast<std::uint32_t>((static_cast<std::uint64_t>(bits) >> (length - take)) &
+                                                  ((std::uint64_t{1} << take) - 1));
+    if (FullWordStores && take == 32) {
+      target[word - base] = chunk;
+    } else {
+      atomicOr(target + (word - base), chunk << (room - take));
+    }
     length -= take;
     pos += static_cast<std::uint64_t>(take);
   }
 }
 
-// Phase 1: codeword lengths per element (and the aggregates, if cached).
-template <bool Shared, bool Cache>
+// Phase 1: codeword lengths per element (DPT input words a thread).
+template <bool Shared, typename Agg>
 __global__ void lengths_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s) {
   __shared__ std::uint32_t table_shared[Shared ? 256 : 1];
   const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
@@ -131,13 +138,9 @@ __global__ void lengths_kernel(const std::uint8_t* in, Geometry g, const std::ui
   for (int d = 0; d < g.dpt; ++d) {
     const std::int64_t w = e * g.dpt + d;
     if (w >= g.words) break;
-    std::uint64_t bits;
+    Agg bits;
     int length;
     aggregate(in, g.n, w, table, bits, length);
-    if constexpr (Cache) {
-      s.aggregates[w] = bits;
-      s.aggregate_bits[w] = static_cast<std::uint8_t>(length);
-    }
     total += static_cast<std::uint32_t>(length);
   }
   s.lengths[e] = total;
@@ -147,53 +150,99 @@ __global__ void total_bits_kernel(Scratch s, std::int64_t elements, std::uint64_
   *bits = s.offsets[elements - 1] + s.lengths[elements - 1];
 }
 
-template <bool Shared, bool Cache>
-__device__ void element_aggregate(const std::uint8_t* in, const Geometry& g, const std::uint32_t* table,
-                                  const Scratch& s, std::int64_t w, std::uint64_t& bits, int& length) {
-  if constexpr (Cache) {
-    bits = s.aggregates[w];
-    length = s.aggregate_bits[w];
-  } else {
-    aggregate(in, g.n, w, table, bits, length);
-  }
-}
+// The kernel's choices as types: the aggregate's width and sm64huff's full-word stores.
+template <typename AggT, bool FullWordStoresV>
+struct Output {
+  using Agg = AggT;
+  static constexpr bool kFullWordStores = FullWordStoresV;
+};
+using Output32 = Output<std::uint32_t, false>;       // gm32, sm32
+using Output64Huff = Output<std::uint64_t, true>;    // sm64huff
 
-// An element's aggregates OR-ed into `target` (word `base` of the stream at target[0]) from the
-// element's scanned bit offset: the output step of every paper kernel.
-template <bool Shared, bool Cache>
+// An element's aggregates written into `target` (word `base` of the stream at target[0]) from the
+// element's scanned bit offset: the output step of every paper kernel. With aggregate caching
+// (Balevic's "caching aggregate codewords for every DPT elements in a local buffer"), the thread
+// first computes its DPT aggregates into an on-chip buffer (`cache`, shared memory, DPT x block
+// entries), then writes them out from there.
+template <typename O, bool Cache>
 __device__ void write_element(const std::uint8_t* in, const Geometry& g, const std::uint32_t* table, const Scratch& s,
-                              std::int64_t e, std::uint32_t* target, std::int64_t base) {
+                              std::int64_t e, std::uint32_t* target, std::int64_t base, typename O::Agg* cache_bits,
+                              std::uint8_t* cache_lengths) {
+  using Agg = typename O::Agg;
   std::uint64_t pos = s.offsets[e];
+  if constexpr (Cache) {
+    for (int d = 0; d < g.dpt; ++d) {
+      const std::int64_t w = e * g.dpt + d;
+      if (w >= g.words) break;
+      Agg bits;
+      int length;
+      aggregate(in, g.n, w, table, bits, length);
+      cache_bits[d * g.B + static_cast<int>(threadIdx.x)] = bits;
+      cache_lengths[d * g.B + static_cast<int>(threadIdx.x)] = static_cast<std::uint8_t>(length);
+    }
+  }
   for (int d = 0; d < g.dpt; ++d) {
     const std::int64_t w = e * g.dpt + d;
     if (w >= g.words) break;
-    std::uint64_t bits;
+    Agg bits;
     int length;
-    element_aggregate<Shared, Cache>(in, g, table, s, w, bits, length);
-    put_bits(target, base, pos, bits, length);
+    if constexpr (Cache) {
+      bits = cache_bits[d * g.B + static_cast<int>(threadIdx.x)];
+      length = cache_lengths[d * g.B + static_cast<int>(threadIdx.x)];
+    } else {
+      aggregate(in, g.n, w, table, bits, length);
+    }
+    put_bits_atomic<O::kFullWordStores>(target, base, pos, bits, length);
     pos += static_cast<std::uint64_t>(length);
   }
 }
 
+// The dynamic shared memory of an output kernel: [table (256 words)] [aggregate cache] [buffer].
+template <typename O, bool Shared, bool Cache>
+struct OutputShared {
+  static std::size_t cache_bytes(const Geometry& g) {
+    return Cache ? static_cast<std::size_t>(g.dpt) * static_cast<std::size_t>(g.B) * (sizeof(typename O::Agg) + 1) : 0;
+  }
+  static std::size_t table_bytes() { return Shared ? 256 * sizeof(std::uint32_t) : 0; }
+};
+
+template <typename O, bool Shared, bool Cache>
+__device__ void carve_output_shared(unsigned char* dynamic, const Geometry& g, std::uint32_t*& table_shared,
+                                    typename O::Agg*& cache_bits, std::uint8_t*& cache_lengths, std::uint32_t*& buffer) {
+  using Agg = typename O::Agg;
+  const std::size_t entries = Cache ? static_cast<std::size_t>(g.dpt) * static_cast<std::size_t>(g.B) : 0;
+  cache_bits = reinterpret_cast<Agg*>(dynamic);  // 8-byte aligned first
+  table_shared = reinterpret_cast<std::uint32_t*>(dynamic + entries * sizeof(Agg));
+  cache_lengths = reinterpret_cast<std::uint8_t*>(table_shared + (Shared ? 256 : 0));
+  buffer = reinterpret_cast<std::uint32_t*>(cache_lengths + (entries + 3) / 4 * 4);
+}
+
 // Phase 3, gm32: each thread ORs its aggregates straight into global memory.
-template <bool Shared, bool Cache>
+template <typename O, bool Shared, bool Cache>
 __global__ void output_global_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s,
                                      std::uint32_t* out) {
-  __shared__ std::uint32_t table_shared[Shared ? 256 : 1];
+  extern __shared__ __align__(8) unsigned char dynamic_global[];
+  std::uint32_t *table_shared, *buffer;
+  typename O::Agg* cache_bits;
+  std::uint8_t* cache_lengths;
+  carve_output_shared<O, Shared, Cache>(dynamic_global, g, table_shared, cache_bits, cache_lengths, buffer);
   const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
   const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= g.elements) return;
-  write_element<Shared, Cache>(in, g, table, s, e, out, 0);
+  write_element<O, Cache>(in, g, table, s, e, out, 0, cache_bits, cache_lengths);
 }
 
-// Phase 3, sm32 / sm64huff: the block's output range is assembled in shared memory with shared
-// atomics, then copied out; only the two edge words, shared with neighbouring blocks, need atomics.
-template <bool Shared, bool Cache>
+// Phase 3, sm32 / sm64huff: the block's output range is assembled in a shared-memory buffer with
+// shared atomics (the buffer zeroed first), then copied out; only the two edge words, shared with
+// the neighbouring blocks, need global atomics.
+template <typename O, bool Shared, bool Cache>
 __global__ void output_shared_kernel(const std::uint8_t* in, Geometry g, const std::uint32_t* table_global, Scratch s,
                                      std::uint32_t* out, int buffer_words) {
-  extern __shared__ std::uint32_t dynamic[];
-  std::uint32_t* table_shared = dynamic;
-  std::uint32_t* buffer = dynamic + (Shared ? 256 : 0);
+  extern __shared__ __align__(8) unsigned char dynamic_shared[];
+  std::uint32_t *table_shared, *buffer;
+  typename O::Agg* cache_bits;
+  std::uint8_t* cache_lengths;
+  carve_output_shared<O, Shared, Cache>(dynamic_shared, g, table_shared, cache_bits, cache_lengths, buffer);
   const std::uint32_t* table = table_for_block<Shared>(table_global, table_shared);
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
   const std::int64_t last = min(g.elements, first + static_cast<std::int64_t>(blockDim.x)) - 1;
@@ -203,12 +252,12 @@ __global__ void output_shared_kernel(const std::uint8_t* in, Geometry g, const s
   for (int i = static_cast<int>(threadIdx.x); i < buffer_words; i += static_cast<int>(blockDim.x)) buffer[i] = 0;
   __syncthreads();
   const std::int64_t e = first + threadIdx.x;
-  if (e <= last) write_element<Shared, Cache>(in, g, table, s, e, buffer, w0);
+  if (e <= last) write_element<O, Cache>(in, g, table, s, e, buffer, w0, cache_bits, cache_lengths);
   __syncthreads();
   for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) {
     const std::uint32_t v = buffer[i];
     if (i == 0 || i == words - 1) {
-      if (v != 0) atomicOr(out + w0 + i, v);
+      atomicOr(out + w0 + i, v);
     } else {
       out[w0 + i] = v;
     }
@@ -220,25 +269,42 @@ int shared_buffer_words(const Config& c) {
   return static_cast<int>(c.block_threads * c.dpt * static_cast<unsigned>(max_code_length(c.kernel)) / 8) + 2;
 }
 
-template <bool Shared, bool Cache>
+template <typename O, bool Shared, bool Cache>
 void launch_phases(const Config& c, const std::uint8_t* d_in, const Geometry& g, const std::uint32_t* d_table,
                    std::uint32_t* d_out, std::uint64_t* d_bits, const Scratch& s, cudaStream_t stream) {
+  using Agg = typename O::Agg;
   const auto blocks = static_cast<unsigned>(g.blocks);
-  lengths_kernel<Shared, Cache><<<blocks, g.B, 0, stream>>>(d_in, g, d_table, s);
+  lengths_kernel<Shared, Agg><<<blocks, g.B, 0, stream>>>(d_in, g, d_table, s);
   PARCOMP_CHECK_LAUNCH();
   run_scan(s.lengths, static_cast<std::size_t>(g.elements), s.offsets, s.scan_temp, s.scan_temp_bytes, stream);
   total_bits_kernel<<<1, 1, 0, stream>>>(s, g.elements, d_bits);
   PARCOMP_CHECK_LAUNCH();
+  const std::size_t cache = OutputShared<O, Shared, Cache>::cache_bytes(g);
+  const std::size_t head = cache + OutputShared<O, Shared, Cache>::table_bytes() + 3;
   if (c.kernel == Kernel::gm32) {
-    output_global_kernel<Shared, Cache><<<blocks, g.B, 0, stream>>>(d_in, g, d_table, s, d_out);
+    auto kernel = output_global_kernel<O, Shared, Cache>;
+    ensure_dynamic_shared(kernel, head);
+    kernel<<<blocks, g.B, head, stream>>>(d_in, g, d_table, s, d_out);
   } else {
     const int buffer_words = shared_buffer_words(c);
-    const std::size_t shared = (static_cast<std::size_t>(buffer_words) + (Shared ? 256 : 0)) * sizeof(std::uint32_t);
-    auto kernel = output_shared_kernel<Shared, Cache>;
-    PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    const std::size_t shared = head + static_cast<std::size_t>(buffer_words) * sizeof(std::uint32_t);
+    auto kernel = output_shared_kernel<O, Shared, Cache>;
+    ensure_dynamic_shared(kernel, shared);
     kernel<<<blocks, g.B, shared, stream>>>(d_in, g, d_table, s, d_out, buffer_words);
   }
   PARCOMP_CHECK_LAUNCH();
+}
+
+template <typename O>
+void launch_kernel(const Config& c, const std::uint8_t* d_in, const Geometry& g, const std::uint32_t* d_table,
+                   std::uint32_t* d_out, std::uint64_t* d_bits, const Scratch& s, cudaStream_t stream) {
+  if (c.table_in_shared) {
+    if (c.cache_aggregates) launch_phases<O, true, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+    else launch_phases<O, true, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+  } else {
+    if (c.cache_aggregates) launch_phases<O, false, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+    else launch_phases<O, false, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+  }
 }
 
 // The index for decode(): the start bit of every kIndexStride-th symbol, from the scan.
@@ -262,7 +328,7 @@ std::size_t scratch_bytes(const Config& c, std::size_t n) {
   if (n == 0) return 0;
   if (c.kernel == Kernel::fast) return detail::fast_scratch_bytes(1, n);
   ScratchCarver sizing;
-  carve(sizing, c, make_geometry(n, c));
+  carve(sizing, make_geometry(n, c));
   return sizing.used();
 }
 
@@ -285,7 +351,6 @@ void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std:
     throw ContractError("vle::encode: output of " + std::to_string(out_words) + " words, need " +
                         std::to_string(output_words(n, max_length)));
   if (n == 0) {
-    if (c.kernel != Kernel::fast) PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
     PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_bits, 0, sizeof(std::uint64_t), stream));
     return;
   }
@@ -296,22 +361,23 @@ void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std:
     detail::encode_fast(one, d_in, d_table, max_length, d_out, d_bits, carver, stream, d_index, c.fast_symbols_per_thread, n);
     return;
   }
-  PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
+  // The paper kernels OR their bits into an output zeroed in advance (Balevic sec. 3.3: "set in
+  // advance (all zeros)"): the caller zeroes it (zero_output), outside any timed region.
   const Geometry g = make_geometry(n, c);
-  const Scratch s = carve(carver, c, g);
-  if (c.table_in_shared) {
-    if (c.cache_aggregates) launch_phases<true, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
-    else launch_phases<true, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
-  } else {
-    if (c.cache_aggregates) launch_phases<false, true>(c, d_in, g, d_table, d_out, d_bits, s, stream);
-    else launch_phases<false, false>(c, d_in, g, d_table, d_out, d_bits, s, stream);
-  }
+  const Scratch s = carve(carver, g);
+  if (c.kernel == Kernel::sm64huff) launch_kernel<Output64Huff>(c, d_in, g, d_table, d_out, d_bits, s, stream);
+  else launch_kernel<Output32>(c, d_in, g, d_table, d_out, d_bits, s, stream);
   if (d_index != nullptr) {
     const auto entries = static_cast<std::int64_t>(index_entries(n));
     gather_index_kernel<<<static_cast<unsigned>((entries + 255) / 256), 256, 0, stream>>>(
         s.offsets, entries, static_cast<std::int64_t>(kIndexStride / (4 * c.dpt)), d_index);
     PARCOMP_CHECK_LAUNCH();
   }
+}
+
+void zero_output(const Config& c, std::uint32_t* d_out, std::size_t out_words, cudaStream_t stream) {
+  if (c.kernel != Kernel::fast && out_words != 0)
+    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_out, 0, out_words * sizeof(std::uint32_t), stream));
 }
 
 std::size_t segments_scratch_bytes(const Segments& g) { return detail::fast_scratch_bytes(g.count, g.capacity); }

@@ -4,15 +4,22 @@
 //
 // Each thread takes `dpt` 32-bit input words (4 byte symbols each), concatenates each word's four
 // codewords into an aggregate codeword, and records its bit length; an exclusive scan (CUB) of the
-// lengths gives the bit offsets; the aggregates are then OR-ed into place:
-//   gm32      atomicOr on global memory, aggregates of at most 32 bits;
+// lengths gives the bit offsets; the aggregates are then written with put_bits_atomic (Listing 1:
+// one atomicOr for every destination word an aggregate touches, zero bits included):
+//   gm32      atomicOr on global memory, 32-bit aggregates;
 //   sm32      atomicOr on a shared-memory copy of the block's output, then copied out (plain stores
-//             inside, atomicOr on the two words shared with neighbouring blocks);
-//   sm64huff  as sm32 with 64-bit aggregates, so four codewords may exceed 32 bits.
-// Options (the paper's Fig. 4b/5): the codeword table cached in shared memory; aggregates cached
-// between the length and output phases instead of looked up twice.
+//             inside, atomicOr on the two words shared with neighbouring blocks), 32-bit aggregates;
+//   sm64huff  as sm32 with 64-bit aggregates ("twice the original data size"), so four codewords
+//             may exceed 32 bits, and the paper's one additional test in the output: a word that an
+//             aggregate covers whole is written with a plain store instead of an atomic.
+// Options (the paper's Fig. 4b/5): the codeword table cached in shared memory; aggregate
+// codewords cached on chip: the output step first computes a thread's DPT aggregates into a
+// shared-memory buffer (DPT x block entries, the paper's DPT_max = 4 shared-memory limit), then
+// writes them from there.
 // Contract: gm32 and sm32 need codewords of at most 8 bits (4 x 8 = 32), sm64huff at most 16;
-// a longer table is a ContractError, never a garbled stream.
+// a longer table is a ContractError, never a garbled stream. The paper kernels OR into an output
+// "set in advance (all zeros)" (sec. 3.3): zero it with zero_output() before each encode(), as
+// the benchmarks do outside their timed region.
 //
 // Ours, beyond the paper:
 //   fast      one pass, no global atomics: 256 threads x 64 symbols per tile (32 for codes over 8 bits), a block scan of the
@@ -43,7 +50,7 @@ struct Config {
   Kernel kernel = Kernel::sm32;
   unsigned dpt = 1;               // 32-bit input words per thread (paper kernels)
   bool table_in_shared = false;   // codeword table cached in shared memory (Fig. 4b)
-  bool cache_aggregates = false;  // aggregates kept from the length phase (Fig. 5b)
+  bool cache_aggregates = false;  // aggregate codewords cached on chip in the output step (Fig. 5b)
   unsigned block_threads = 256;
   unsigned fast_symbols_per_thread = 0;  // gpu.fast: 0 = default (64 for codes <= 8 bits, else 32), or 32 / 64
 };
@@ -70,13 +77,16 @@ inline std::size_t index_entries(std::size_t n) { return (n + kIndexStride - 1) 
 
 // Encodes d_in[0..n-1] (4-byte aligned) with the device table d_table (256 packed entries; every symbol of the
 // input must have a codeword) into d_out (output_words(n, max_length) words), and writes the total
-// bit count to *d_bits. The paper kernels zero all of d_out first (they OR into it); gpu.fast
-// writes the stream's words, ceil(bits / 32), and leaves the rest of d_out untouched.
+// bit count to *d_bits. The paper kernels OR into d_out, which must be zero (zero_output());
+// gpu.fast writes the stream's words, ceil(bits / 32), and leaves the rest of d_out untouched.
 // d_index (optional, index_entries(n) entries): the start bit of symbol k * kIndexStride, for
 // decode(); the paper kernels gather it from their scan (dpt must then divide 256).
 void encode(const Config& c, const std::uint8_t* d_in, std::size_t n, const std::uint32_t* d_table, int max_length,
             std::uint32_t* d_out, std::size_t out_words, std::uint64_t* d_bits, void* d_scratch,
             std::size_t scratch_bytes, cudaStream_t stream, std::uint64_t* d_index = nullptr);
+
+// What a paper kernel needs before encode(): d_out[0..out_words) set to zero (a no-op for gpu.fast).
+void zero_output(const Config& c, std::uint32_t* d_out, std::size_t out_words, cudaStream_t stream);
 
 // Decoding tables for canonical prefix codes (ours; see above). Plain data, copied to the device
 // as it is.

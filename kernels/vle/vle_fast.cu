@@ -1,5 +1,6 @@
 // PAVLE beyond the paper (ours): the one-pass encoder gpu.fast and the GPU decoder. See vle.hpp.
 #include "../common/cuda_check.hpp"
+#include "../common/launch.cuh"
 #include "../common/nvtx.hpp"
 #include "decode_step.cuh"
 #include "vle_internal.hpp"
@@ -311,7 +312,7 @@ void encode_fast(const Segments& g, const std::uint8_t* d_in, const std::uint32_
   // The tile's bits after a lead of up to 31 bits, plus one word.
   const int buffer_words = static_cast<int>((31 + tile * max_length + 31) / 32 + 1);
   const std::size_t shared = static_cast<std::size_t>(buffer_words) * sizeof(std::uint32_t);
-  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  ensure_dynamic_shared(kernel, shared);
   kernel<<<static_cast<unsigned>(s.tiles), kThreads, shared, stream>>>(d_in, v, d_table, d_out, s, d_index);
   PARCOMP_CHECK_LAUNCH();
   fast_fixup_kernel<<<static_cast<unsigned>((s.tiles + 255) / 256), 256, 0, stream>>>(s, v, tile, d_out, d_bits);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace {
@@ -103,6 +104,11 @@ TEST(VleReference, RoundTripsFreshSeeds) {
     const auto s = vle_encode(in, table);
     ASSERT_EQ(vle_decode(s, n, table), in);
     ASSERT_EQ(s.bits, encoded_bits(byte_histogram(in), code_lengths(byte_histogram(in), 12)));
+    // The benchmarks' one-pass baseline writes the same stream into a preallocated output.
+    std::vector<std::uint32_t> out(s.words.size() + 1, 0xDEADBEEFu);
+    ASSERT_EQ(vle_encode_into(in, table, out), s.bits);
+    ASSERT_TRUE(std::equal(s.words.begin(), s.words.end(), out.begin()));
+    ASSERT_EQ(out.back(), 0xDEADBEEFu) << "vle_encode_into wrote past the stream";
   }
 }
 

@@ -112,12 +112,16 @@ void encode_decode_check(const std::vector<std::uint8_t>& in) {
   for (std::size_t i = want.bytes.size(); i < out.size(); ++i) ASSERT_EQ(out[i], 0xAB) << "wrote past the data";
   if (n == 0) return;
   DeviceBytes dscratch(huffman::paper_decode_scratch_bytes(n));
-  huffman::decode_paper(d_out.data(), want.bytes.size(), d_sizes.data(), n, d_decode.data(), d_back.data(),
-                        d_status.data(), dscratch.data(), dscratch.size_bytes(), nullptr);
-  huffman::check_decode_status(d_status.data(), nullptr);
-  const auto back = d_back.download();
-  ASSERT_TRUE(std::equal(in.begin(), in.end(), back.begin())) << "GPU round trip";
-  for (std::size_t i = n; i < back.size(); ++i) ASSERT_EQ(back[i], 0xCD) << "decode wrote past its output";
+  for (const auto method : {huffman::DecodeMethod::bit_serial, huffman::DecodeMethod::lut}) {
+    SCOPED_TRACE(method == huffman::DecodeMethod::bit_serial ? "bit-serial decoder" : "lookup-table decoder");
+    d_back.fill_bytes(0xCD);
+    huffman::decode_paper(d_out.data(), want.bytes.size(), d_sizes.data(), n, d_decode.data(), d_back.data(),
+                          d_status.data(), dscratch.data(), dscratch.size_bytes(), nullptr, method);
+    huffman::check_decode_status(d_status.data(), nullptr);
+    const auto back = d_back.download();
+    ASSERT_TRUE(std::equal(in.begin(), in.end(), back.begin())) << "GPU round trip";
+    for (std::size_t i = n; i < back.size(); ++i) ASSERT_EQ(back[i], 0xCD) << "decode wrote past its output";
+  }
 }
 
 TEST_F(HuffmanGpu, PaperBlocksBitExactAndRoundTrip) {
@@ -153,22 +157,26 @@ TEST_F(HuffmanGpu, CorruptBlocksAreReported) {
   DeviceBuffer<vle::DecodeTable> d_decode(1);
   d_decode.upload(std::span<const vle::DecodeTable>(&code.decode, 1));
   DeviceBytes scratch(huffman::paper_decode_scratch_bytes(in.size()));
+  huffman::DecodeMethod method = huffman::DecodeMethod::bit_serial;
   auto run = [&] {
     huffman::decode_paper(d_data.data(), enc.bytes.size(), d_sizes.data(), in.size(), d_decode.data(), d_out.data(),
-                          d_status.data(), scratch.data(), scratch.size_bytes(), nullptr);
+                          d_status.data(), scratch.data(), scratch.size_bytes(), nullptr, method);
     huffman::check_decode_status(d_status.data(), nullptr);
   };
-  d_data.upload(enc.bytes);
-  auto sizes = enc.block_bytes;
-  sizes[3] += 1;  // a wrong size
-  d_sizes.upload(sizes);
-  EXPECT_THROW(run(), CorruptDataError);
-  sizes = enc.block_bytes;
-  sizes.back() += 100000;  // runs past the data
-  d_sizes.upload(sizes);
-  EXPECT_THROW(run(), CorruptDataError);
-  d_sizes.upload(enc.block_bytes);
-  run();  // intact
+  for (const auto m : {huffman::DecodeMethod::bit_serial, huffman::DecodeMethod::lut}) {
+    method = m;
+    d_data.upload(enc.bytes);
+    auto sizes = enc.block_bytes;
+    sizes[3] += 1;  // a wrong size
+    d_sizes.upload(sizes);
+    EXPECT_THROW(run(), CorruptDataError);
+    sizes = enc.block_bytes;
+    sizes.back() += 100000;  // runs past the data
+    d_sizes.upload(sizes);
+    EXPECT_THROW(run(), CorruptDataError);
+    d_sizes.upload(enc.block_bytes);
+    run();  // intact
+  }
 }
 
 }  // namespace
