@@ -7,8 +7,9 @@
 Inputs: results/experiments.json (every experiment id, what it measures, the paper's result and
 hardware), results/<gpu>/*.json (bench results), results/notes/<id>.md (per experiment: which
 result file and figure back it, which tables to show, and the prose: shape, choices), and
-results/notes/_intro.md, _gpus.md. Numbers in the prose are placeholders resolved from the
-section's result file:
+results/notes/_intro.md, _gpus.md. The status column is each note's verdict (front matter
+`verdict: holds | partly holds | does not hold`, which its **Shape:** sentence must say too).
+Numbers in the prose are placeholders resolved from the section's result file:
 
     {{gbps:EXP/VARIANT/DATASET/n=SIZE}}   GB/s of uncompressed data   ({{mbps:...}} MB/s)
     {{ms:KEY}} {{us:KEY}}                  median time
@@ -108,6 +109,32 @@ def resolve(text: str, sources: Sources, default_source: str | None) -> str:
     return PLACEHOLDER.sub(one, text)
 
 
+VERDICTS = ("holds", "partly holds", "does not hold")
+SHAPE = re.compile(r"\*\*Shape:\*\*\s*([^.]*)")
+
+
+def verdict_of(eid: str, meta: dict, prose: str, ours: bool) -> str:
+    """The status column's word: the note's `verdict:` (holds, partly holds, does not hold), which a
+    paper experiment must state and which its first **Shape:** sentence must say too; ours:
+    "ours, measured". A note may qualify it (front matter "status: ...")."""
+    qualifier = meta.get("status", [""])[0]
+    if ours:
+        return "ours, measured" + (f"; {qualifier}" if qualifier else "")
+    verdict = meta.get("verdict", [""])[0]
+    if verdict not in VERDICTS:
+        raise ReportError(f"{eid}: the note must state `verdict:` as one of {', '.join(VERDICTS)}")
+    m = SHAPE.search(prose)
+    if m is None:
+        raise ReportError(f"{eid}: the note has no **Shape:** sentence")
+    sentence = m.group(1).lower()
+    said = "does not hold" if ("does not hold" in sentence or "not hold" in sentence) else \
+           "partly holds" if "partly" in sentence else "holds" if "holds" in sentence else None
+    if said != verdict:
+        raise ReportError(f"{eid}: verdict `{verdict}`, but its **Shape:** sentence says {said or 'no verdict'}: "
+                          f"{m.group(1)!r}")
+    return f"shape {verdict}" + (f"; {qualifier}" if qualifier else "")
+
+
 def anchor(eid: str) -> str:
     return eid.replace(".", "")
 
@@ -148,8 +175,8 @@ def build(root: Path = ROOT) -> str:
         eid = e["id"]
         gpus = ", ".join(measured.get(eid, [])) or "-"
         if eid in notes:
-            # A note may qualify its status (front matter "status: partial: ...").
-            label = front_matter(notes[eid].read_text())[0].get("status", ["reproduced"])[0]
+            meta, prose = front_matter(notes[eid].read_text())
+            label = verdict_of(eid, meta, prose, e["paper"].startswith("parcomp (ours)"))
             status = f"[{label}](#{anchor(eid)})"
         elif eid in measured:
             status = "measured, no write-up yet"

@@ -122,3 +122,19 @@ def test_bytes_per_char(tmp_path):
     assert row["name"] == "thesis.bytes_per_char/pipeline.gpu.fast.compress/text/n=100"
     assert row["bwt_bytes_per_char"] == 16.0 and row["mtf_bytes_per_char"] == 2.5 and row["huffman_bytes_per_char"] == 0.3
     assert row["bytes_per_char"] == 18.8 and row["l2_bytes_per_char"] == 29.9
+
+
+def test_report_status_is_the_notes_verdict():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import report
+    ok = "**Shape:** does not hold on an H200: x.\n"
+    assert report.verdict_of("e", {"verdict": ["does not hold"]}, ok, ours=False) == "shape does not hold"
+    assert report.verdict_of("e", {"verdict": ["partly holds"], "status": ["partial"]}, "**Shape:** partly: x.", False) == \
+        "shape partly holds; partial"
+    assert report.verdict_of("e", {}, "", ours=True) == "ours, measured"
+    with pytest.raises(report.ReportError, match="must state"):
+        report.verdict_of("e", {}, ok, ours=False)  # no verdict: no silent default
+    with pytest.raises(report.ReportError, match="says does not hold"):
+        report.verdict_of("e", {"verdict": ["holds"]}, ok, ours=False)  # the status and the prose disagree
+    with pytest.raises(report.ReportError, match="no \\*\\*Shape"):
+        report.verdict_of("e", {"verdict": ["holds"]}, "nothing", ours=False)
