@@ -5,9 +5,14 @@
 # Runs from a source checkout (binaries in build/) or from a bundle folder (binaries beside it:
 # `cmake --build build --target bundle`), which needs only the NVIDIA driver on the host.
 #
-#   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench]
+#   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench] [--no-tests]
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
-#                [--sanitizer-filter GTEST_FILTER] [--shards N] [-- extra bench args]
+#                [--sanitizer-filter GTEST_FILTER] [--shards N] [--sanitizer-timeout SECONDS]
+#                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
+#
+# --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
+# checkout, verified by sha256) into $PARCOMP_DATA (default: DIR/../parcomp-data), so that the
+# real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
 #
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
 # smaller inputs) and split the tests into N shards per tool (default 4), all tools and shards
@@ -27,6 +32,10 @@ sanitizers="memcheck racecheck synccheck initcheck"
 # kernels run in the smaller tests).
 sanitizer_filter='-*Large*'
 shards=4
+sanitizer_timeout=0
+tests=1
+mirror=""
+fetch_names=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,8 +47,12 @@ while [ $# -gt 0 ]; do
     --sanitizers) sanitizers="$2"; shift 2 ;;
     --sanitizer-filter) sanitizer_filter="$2"; shift 2 ;;
     --shards) shards="$2"; shift 2 ;;
+    --sanitizer-timeout) sanitizer_timeout="$2"; shift 2 ;;
+    --no-tests) tests=0; shift ;;
+    --mirror) mirror="$2"; shift 2 ;;
+    --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -76,6 +89,15 @@ if ! python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["de
   exit 1
 fi
 
+# The golden files (tests/golden) for a bundle run from a checkout.
+if [ -z "${PARCOMP_GOLDEN_DIR:-}" ] && [ -d "$here/../tests/golden" ]; then export PARCOMP_GOLDEN_DIR="$here/../tests/golden"; fi
+if [ -n "$fetch_names" ]; then
+  export PARCOMP_DATA=${PARCOMP_DATA:-$out/../parcomp-data}
+  # shellcheck disable=SC2086
+  step "datasets ($fetch_names)" "$out/fetch.log" python3 "$here/../datasets/fetch.py" $fetch_names \
+    ${mirror:+--mirror "$mirror"} --cache "$PARCOMP_DATA"
+fi
+if [ $tests -eq 1 ]; then
 step "CPU tests" "$out/cpu-tests.log" "$tests_cpu" --gtest_output="json:$out/cpu-tests.json"
 step "GPU tests" "$out/gpu-tests.log" "$tests_gpu" --gtest_output="json:$out/gpu-tests.json"
 # On a GPU, a skipped GPU test means it did not run: only the memory-bound Large tests may skip.
@@ -88,14 +110,17 @@ bad = [n for n in skipped if "Large" not in n]
 print(f"GPU tests: {doc['tests']} run, {doc['failures']} failed, {len(skipped)} skipped {skipped}")
 sys.exit(1 if bad else 0)
 PY
+fi
 # One sanitizer run: tool, shard; prints "<tool> <shard> <exit> <seconds> <errors> <tests>".
 sanitize() {
   local tool=$1 shard=$2 log="$out/sanitizer-$1-$2.log" t0=$SECONDS extra_flags=()
   case "$tool" in
     racecheck) extra_flags=(--racecheck-report all) ;;
   esac
+  local limit=()
+  [ "$sanitizer_timeout" -gt 0 ] && limit=(timeout "$sanitizer_timeout")
   PARCOMP_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard \
-    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 50 "${extra_flags[@]}" \
+    "${limit[@]}" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 50 "${extra_flags[@]}" \
     "$tests_gpu" --gtest_filter="$sanitizer_filter" >"$log" 2>&1
   local rc=$?
   # memcheck, synccheck, initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: N hazards displayed".
