@@ -35,9 +35,9 @@ class PipelineGpu : public GpuTest {};
 TEST_F(PipelineGpu, PaperIsBitIdenticalToTheCpuReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  for (const auto& in : {text(sized(300007, 70001), seed), datasets::bytes_with_entropy(sized(200001, 50001), 4.0, seed),
-                         std::vector<std::uint8_t>(20000, 'z'), std::vector<std::uint8_t>{'q'}}) {
-    for (const std::size_t block : {sized(65536, 16384), std::size_t{1} << 20}) {
+  for (const auto& in : {text(sized(300007, 20011), seed), datasets::bytes_with_entropy(sized(200001, 15001), 4.0, seed),
+                         std::vector<std::uint8_t>(sized(20000, 5000), 'z'), std::vector<std::uint8_t>{'q'}}) {
+    for (const std::size_t block : {sized(65536, 8192), std::size_t{1} << 20}) {
       SCOPED_TRACE(::testing::Message() << "n " << in.size() << " block " << block);
       const auto gpu = pipeline::compress_gpu(pipeline::Config::paper, in, block);
       const auto cpu = reference::pipeline_compress(in, block);
