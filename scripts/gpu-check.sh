@@ -16,7 +16,7 @@
 # real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
 #
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
-# smaller inputs) and split the tests into N shards per tool (default 4; racecheck M, default 5),
+# smaller inputs) and split the tests into N shards per tool (default 3; racecheck M, default 8),
 # all tools and shards running at once on the one GPU; each tool's logs are
 # DIR/sanitizer-<tool>-<shard>.log and DIR/sanitizers.txt sums them up. Any error or hazard that
 # a tool reports fails the check. racecheck leaves out CUB's kernels (--kernel-name-exclude
@@ -36,8 +36,8 @@ sanitizers="memcheck racecheck synccheck initcheck"
 # Left out under the sanitizers: the >2 GiB tests (tens of GB under instrumentation; the same
 # kernels run in the smaller tests).
 sanitizer_filter='-*Large*'
-shards=4
-racecheck_shards=5
+shards=3
+racecheck_shards=8
 sanitizer_timeout=0
 tests=1
 mirror=""

@@ -127,7 +127,7 @@ void encode_decode_check(const std::vector<std::uint8_t>& in) {
 TEST_F(HuffmanGpu, PaperBlocksBitExactAndRoundTrip) {
   for (const double bits : {0.5, 2.0, 5.0, 8.0}) {
     const std::uint64_t seed = fresh_seed();
-    const std::size_t n = 4096 * (1 + seed % sized(300, 12)) + seed % 4097;
+    const std::size_t n = 4096 * (1 + seed % sized(300, 6)) + seed % 4097;
     SCOPED_TRACE(::testing::Message() << "seed " << seed << " n " << n << " bits " << bits);
     encode_decode_check(datasets::bytes_with_entropy(n, bits, seed));
     if (HasFatalFailure()) return;

@@ -51,7 +51,7 @@ TEST_F(PipelineGpu, FastIsBitIdenticalToTheCpuReference) {
   // Blocks without equal rotations: the BWT's rows are unique, so the whole container must agree.
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  for (const auto& in : {text(sized((2 << 20) + 333, 100333), seed), datasets::bytes_with_entropy(sized(700001, 60001), 5.0, seed), std::vector<std::uint8_t>{'q'}}) {
+  for (const auto& in : {text(sized((2 << 20) + 333, 30333), seed), datasets::bytes_with_entropy(sized(700001, 20001), 5.0, seed), std::vector<std::uint8_t>{'q'}}) {
     for (const std::size_t block : {std::size_t{65536}, std::size_t{1} << 20}) {
       SCOPED_TRACE(::testing::Message() << "n " << in.size() << " block " << block);
       const auto gpu = pipeline::compress_gpu(pipeline::Config::fast, in, block);
@@ -65,8 +65,8 @@ TEST_F(PipelineGpu, FastIsBitIdenticalToTheCpuReference) {
 TEST_F(PipelineGpu, FastRoundTripsOnGpuAndCpu) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  for (const auto& in : {text(sized((3 << 20) + 5, 100005), seed), datasets::bytes_with_entropy(sized(1000003, 50003), 8.0, seed),
-                         datasets::bytes_with_entropy(sized(500000, 30000), 0.5, seed), std::vector<std::uint8_t>(sized(100000, 20000), 7),
+  for (const auto& in : {text(sized((3 << 20) + 5, 30005), seed), datasets::bytes_with_entropy(sized(1000003, 20003), 8.0, seed),
+                         datasets::bytes_with_entropy(sized(500000, 10000), 0.5, seed), std::vector<std::uint8_t>(sized(100000, 5000), 7),
                          std::vector<std::uint8_t>{}}) {
     SCOPED_TRACE(::testing::Message() << "n " << in.size());
     const auto file = pipeline::compress_gpu(pipeline::Config::fast, in, std::size_t{1} << 20);
@@ -76,7 +76,7 @@ TEST_F(PipelineGpu, FastRoundTripsOnGpuAndCpu) {
 }
 
 TEST_F(PipelineGpu, DamagedContainersAreErrors) {
-  const auto in = text(sized(400000, 100000), fresh_seed());
+  const auto in = text(sized(400000, 30000), fresh_seed());
   std::mt19937_64 rng(fresh_seed());
   for (const auto config : {pipeline::Config::paper, pipeline::Config::fast}) {
     const auto file = pipeline::compress_gpu(config, in, 65536);
