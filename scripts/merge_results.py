@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Merge parcomp-bench JSON files of one device run into one result file.
+
+    scripts/merge_results.py FIRST.json OTHER.json [...] -o MERGED.json
+
+A GPU call lasts at most 10 minutes, so one experiment's run can take several calls of the same
+bundle on the same machine. The merged file keeps FIRST's context and records every other file's
+context under context.merged_runs; its benchmarks are all of them, a name seen twice kept from the
+first file that has it (list the complete run first). Files from different commits, builds or GPUs are refused: they are not one run.
+
+A file that a time limit cut off while the benchmark library was writing it (a truncated JSON
+array) is repaired first: its complete benchmark entries are kept, and the repair is noted in
+context.merged_runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+class MergeError(Exception):
+    pass
+
+
+def load_repaired(path: Path) -> tuple[dict, bool]:
+    """The JSON document, or, for a file cut off inside its "benchmarks" array, the document with
+    the entries that were written whole."""
+    text = path.read_text()
+    try:
+        return json.loads(text), False
+    except json.JSONDecodeError:
+        pass
+    start = text.find('"benchmarks": [')
+    if start < 0:
+        raise MergeError(f"{path}: not a Google Benchmark JSON file, and not one that was cut off in its benchmarks")
+    head = json.loads(text[:start].rstrip().rstrip(",") + "}")
+    decoder = json.JSONDecoder()
+    pos = start + len('"benchmarks": [')
+    benchmarks = []
+    while True:
+        while pos < len(text) and text[pos] in " \r\n\t,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            entry, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break  # the entry the cut went through
+        benchmarks.append(entry)
+    head["benchmarks"] = benchmarks
+    return head, True
+
+
+def identity(doc: dict, full: bool = True) -> tuple:
+    """(commit, GPU name, build type), and with `full` the dirty flag, architectures and GPU UUID.
+    A cut-off file has only the short context keys that the benchmark library writes first (the
+    parcomp metadata block comes at the end), so it is compared on those."""
+    c = doc.get("context", {})
+    p = c.get("parcomp", {})
+    short = (c.get("parcomp_git_sha"), c.get("parcomp_gpu"), c.get("parcomp_build_type"))
+    if not full:
+        return short
+    device = p.get("device") or {}
+    build = p.get("build", {})
+    return short + (build.get("git_dirty"), build.get("cuda_architectures"), device.get("uuid"))
+
+
+def merge(paths: list[Path]) -> dict:
+    docs = [(p, *load_repaired(p)) for p in paths]
+    first_path, first, first_repaired = docs[0]
+    if "parcomp" not in first.get("context", {}):
+        raise MergeError(f"{first_path}: the first file must be complete (its context gives the merged file's)")
+    merged_runs = []
+    by_name: dict[str, dict] = {}
+    order: list[str] = []
+    for path, doc, repaired in docs:
+        full = "parcomp" in doc.get("context", {}) and "parcomp" in first.get("context", {})
+        if identity(doc, full) != identity(first, full) or None in identity(doc, False):
+            raise MergeError(f"{path} is from another run than {first_path} (commit, build or GPU differ): "
+                             f"{identity(doc, full)} vs {identity(first, full)}")
+        if path is not first_path or repaired:
+            merged_runs.append({"file": path.name, "date": doc.get("context", {}).get("date"),
+                                "argv": doc.get("context", {}).get("parcomp", {}).get("argv"),
+                                "benchmarks": len(doc.get("benchmarks", [])),
+                                **({"repaired": "cut off by a time limit; the entries written whole are kept"} if repaired else {})})
+        for b in doc.get("benchmarks", []):
+            if b["name"] not in by_name:
+                order.append(b["name"])
+                by_name[b["name"]] = b
+    out = dict(first)
+    out["context"] = dict(first["context"])
+    out["context"]["merged_runs"] = first["context"].get("merged_runs", []) + merged_runs
+    out["benchmarks"] = [by_name[n] for n in order]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("-o", "--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    try:
+        doc = merge(args.files)
+    except (MergeError, OSError, json.JSONDecodeError) as e:
+        print(f"merge_results: {e}", file=sys.stderr)
+        return 2
+    args.out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"{args.out}: {len(doc['benchmarks'])} benchmarks from {len(args.files)} files", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
