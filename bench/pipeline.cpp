@@ -23,7 +23,7 @@
 #include "common/gpu_timing.hpp"
 #include "common/harness.hpp"
 #include "common/inputs.hpp"
-#include "kernels/pipeline/pipeline.hpp"
+#include "codec/gpu_pipeline.hpp"
 #include "reference/pipeline.hpp"
 
 #include "kernels/common/cuda_check.hpp"

@@ -5,10 +5,6 @@
 
 namespace parcomp::reference {
 
-int multi_table_count(std::size_t symbols) {
-  return symbols < 200 ? 2 : symbols < 600 ? 3 : symbols < 1200 ? 4 : symbols < 2400 ? 5 : 6;
-}
-
 Lengths huffman_lengths_rescaled(Histogram freq, int max_length, int* halvings) {
   for (;;) {
     const Lengths l = huffman_lengths_unlimited(freq);

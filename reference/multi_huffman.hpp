@@ -16,6 +16,7 @@
 // exactly, so their lengths and selectors are bit-identical.
 #pragma once
 
+#include "codec/common/stages.hpp"
 #include "huffman.hpp"
 
 #include <array>
@@ -26,16 +27,17 @@
 
 namespace parcomp::reference {
 
-inline constexpr std::size_t kGroupSymbols = 64;
-inline constexpr int kMaxTables = 6, kTableIterations = 4, kMultiMaxLength = 16;
-inline constexpr std::uint8_t kCheapCost = 0, kDearCost = 15;  // bzip2's LESSER_ICOST / GREATER_ICOST
+using stages::kCheapCost;
+using stages::kDearCost;
+using stages::kGroupSymbols;
+using stages::kMaxTables;
+using stages::kMultiMaxLength;
+using stages::kTableIterations;
+using stages::multi_groups;
+using stages::multi_table_count;
 
 using Lengths = std::array<std::uint8_t, 256>;
 
-// bzip2's table count for a block of `symbols` symbols: 2 below 200, 3 below 600, 4 below 1200,
-// 5 below 2400, else 6.
-int multi_table_count(std::size_t symbols);
-inline std::size_t multi_groups(std::size_t symbols) { return (symbols + kGroupSymbols - 1) / kGroupSymbols; }
 
 // huffman_lengths_unlimited, with counts halved (c -> 1 + c / 2, zero stays zero) until no
 // length exceeds max_length; `halvings` (optional) is increased by the number of halvings.

@@ -8,6 +8,8 @@
 // values 254 and 255 are rare after MTF. A block of n bytes becomes at most 2n symbols.
 #pragma once
 
+#include "codec/common/stages.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -15,8 +17,10 @@
 
 namespace parcomp::reference {
 
-inline constexpr std::uint8_t kRunA = 0, kRunB = 1, kZrleEscape = 255;
-inline std::size_t zrle_max_symbols(std::size_t n) { return 2 * n; }
+using stages::kRunA;
+using stages::kRunB;
+using stages::kZrleEscape;
+using stages::zrle_max_symbols;
 
 std::vector<std::uint8_t> zrle_encode(std::span<const std::uint8_t> mtf);
 // Decodes to exactly n bytes; throws std::invalid_argument otherwise (damaged stream: an escape

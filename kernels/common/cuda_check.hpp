@@ -1,6 +1,8 @@
 // Error checking for every CUDA call and launch: one macro, file/line/call in the message.
 #pragma once
 
+#include "codec/common/errors.hpp"  // ContractError, CorruptDataError
+
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
@@ -16,19 +18,6 @@ class CudaError : public std::runtime_error {
 
  private:
   cudaError_t code_;
-};
-
-// Thrown when the caller breaks an entry point's contract (sizes, capacities, limits).
-class ContractError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-// Thrown when input data is corrupt (a stream or container that cannot be decoded); what() names
-// where (block, subsequence) the damage was found.
-class CorruptDataError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);

@@ -314,12 +314,12 @@ void tree(Variant v, const std::uint64_t* d_hist, std::uint8_t* d_lengths, std::
   PARCOMP_CHECK_LAUNCH();
 }
 
-Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const reference::Histogram& hist) {
+Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const codes::Histogram& hist) {
   Code c;
   c.lengths = tree_lengths;
   if (*std::max_element(c.lengths.begin(), c.lengths.end()) > kMaxCodeLength)
-    c.lengths = reference::code_lengths(hist, kMaxCodeLength);
-  c.table = reference::canonical_codes(c.lengths);
+    c.lengths = codes::code_lengths(hist, kMaxCodeLength);
+  c.table = codes::canonical_codes(c.lengths);
   std::array<std::uint32_t, 256> codes{};
   for (int s = 0; s < 256; ++s) codes[s] = c.table[s].bits;
   c.packed = vle::pack_table(codes, c.lengths);
@@ -329,10 +329,10 @@ Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const 
 
 Code code_from_device_histogram(const std::uint64_t* d_hist, cudaStream_t stream) {
   PARCOMP_NVTX_RANGE("huffman::host_tree");
-  reference::Histogram h{};
+  codes::Histogram h{};
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_hist, sizeof h, cudaMemcpyDeviceToHost, stream));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return code_from_lengths(reference::huffman_code_lengths(h, kMaxCodeLength), h);
+  return code_from_lengths(codes::huffman_code_lengths(h, kMaxCodeLength), h);
 }
 
 std::size_t paper_encode_scratch_bytes(std::size_t n) {

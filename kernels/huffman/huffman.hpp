@@ -17,14 +17,14 @@
 //          and decoding by PAVLE's gpu.fast encoder and index-driven decoder (kernels/vle), the
 //          same codeword tables and bit layout.
 // The code (both variants, and the serial reference): the tree's code lengths with deterministic
-// ties (reference::huffman_code_lengths: the two least frequent nodes merge, ties to the lower
+// ties (codes::huffman_code_lengths: the two least frequent nodes merge, ties to the lower
 // node number), limited to kMaxCodeLength bits by package-merge when the tree is deeper, then
 // canonical codewords for those lengths. The thesis assigned codewords by walking its tree; the
 // lengths, hence the compressed size, are the same, and canonical codes need no tree to decode.
 #pragma once
 
 #include "kernels/vle/vle.hpp"
-#include "reference/huffman.hpp"
+#include "codec/common/codes.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -49,18 +49,18 @@ void histogram(Variant v, const std::uint8_t* d_in, std::size_t n, std::uint64_t
 // The unlimited tree's code lengths (d_lengths[256]) and its depth (*d_depth), on the GPU:
 // paper = one block of 128 threads searching per merge, fast = sorted leaves and two queues.
 // Bit-identical to
-// reference::huffman_lengths_unlimited.
+// codes::huffman_lengths_unlimited.
 void tree(Variant v, const std::uint64_t* d_hist, std::uint8_t* d_lengths, std::uint32_t* d_depth, cudaStream_t stream);
 
 // The stage's code from lengths (package-merge on the host when deeper than kMaxCodeLength, so the
 // histogram is needed then): canonical codewords and both device tables.
 struct Code {
   std::array<std::uint8_t, 256> lengths{};
-  reference::CodeTable table{};
+  codes::CodeTable table{};
   vle::PackedTable packed{};
   vle::DecodeTable decode{};
 };
-Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const reference::Histogram& hist);
+Code code_from_lengths(const std::array<std::uint8_t, 256>& tree_lengths, const codes::Histogram& hist);
 // The host tree of gpu.fast: the histogram down, the code built on the CPU.
 Code code_from_device_histogram(const std::uint64_t* d_hist, cudaStream_t stream);
 

@@ -1,19 +1,20 @@
-// The multi-table code on the GPU (the pipeline's fast configuration). See huffman.hpp and
-// reference/multi_huffman.hpp.
+// The multi-table code on the GPU (the pipeline's fast configuration). See huffman.hpp, and
+// reference/multi_huffman.hpp (the oracle, which describes every step).
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
 #include "../common/scratch.hpp"
 #include "../vle/vle.hpp"
 #include "huffman.hpp"
-#include "reference/multi_huffman.hpp"
+#include "codec/common/codes.hpp"
+#include "codec/common/stages.hpp"
 #include "tree.cuh"
 
 #include <algorithm>
 
 namespace parcomp::huffman {
 
-static_assert(kMaxTables == reference::kMaxTables && kMaxTables == vle::kMaxSegmentTables, "one table limit");
-static_assert(reference::kGroupSymbols == vle::kSelectorGroup, "one group size");
+static_assert(kMaxTables == stages::kMaxTables && kMaxTables == vle::kMaxSegmentTables, "one table limit");
+static_assert(stages::kGroupSymbols == vle::kSelectorGroup, "one group size");
 
 namespace {
 
@@ -21,7 +22,7 @@ using namespace detail;
 constexpr int kTableBytes = kMaxTables * 256;
 constexpr int kThreads = 256;
 constexpr std::int64_t kHistChunk = std::int64_t{kThreads} * 32;
-constexpr int kGroup = static_cast<int>(reference::kGroupSymbols);
+constexpr int kGroup = static_cast<int>(stages::kGroupSymbols);
 
 struct MultiScratch {
   std::uint64_t* used;    // per segment: the block histogram
@@ -49,7 +50,7 @@ __global__ void __launch_bounds__(kThreads)
   if (hist[threadIdx.x] != 0) atomicAdd(reinterpret_cast<unsigned long long*>(used + seg * 256 + threadIdx.x), hist[threadIdx.x]);
 }
 
-// bzip2's starting cost tables (reference::multi_initial_costs), one thread per segment.
+// bzip2's starting cost tables (the oracle's multi_initial_costs), one thread per segment.
 __global__ void initial_kernel(const std::uint32_t* sizes, const std::uint64_t* used, std::size_t count,
                                std::uint32_t* tables_out, std::uint8_t* lengths) {
   const std::size_t seg = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -68,7 +69,7 @@ __global__ void initial_kernel(const std::uint32_t* sizes, const std::uint64_t* 
     while (got < target && hi < 255) got += hist[++hi];
     if (hi > lo && part != tables && part != 1 && (tables - part) % 2 == 1) got -= hist[hi--];
     for (int c = 0; c < 256; ++c)
-      out[(part - 1) * 256 + c] = c >= lo && c <= hi ? reference::kCheapCost : reference::kDearCost;
+      out[(part - 1) * 256 + c] = c >= lo && c <= hi ? stages::kCheapCost : stages::kDearCost;
     lo = hi + 1;
     remaining -= got;
   }
@@ -152,13 +153,13 @@ __global__ void __launch_bounds__(256)
     // barrier keeps a slow warp from reading the reset value and leaving the loop alone.
     const std::uint32_t deepest = depth;
     __syncthreads();
-    if (deepest <= static_cast<std::uint32_t>(reference::kMultiMaxLength)) break;
+    if (deepest <= static_cast<std::uint32_t>(stages::kMultiMaxLength)) break;
     if (h[c] != 0) h[c] = 1 + h[c] / 2;
   }
   lengths[seg * kTableBytes + t * 256 + c] = l[c];
 }
 
-// Canonical codewords (reference::canonical_codes), packed as vle's tables: (code << 8) | length.
+// Canonical codewords (codes::canonical_codes), packed as vle's tables: (code << 8) | length.
 __global__ void __launch_bounds__(256) canonical_kernel(const std::uint8_t* lengths, std::uint32_t* packed) {
   __shared__ std::uint8_t l[256];
   __shared__ std::uint32_t count[33], first[33];
@@ -196,7 +197,7 @@ void multi_choose(const std::uint8_t* d_symbols, std::size_t capacity, const std
   PARCOMP_NVTX_RANGE("huffman::multi_choose");
   if (count == 0) return;
   if (capacity % 16 != 0 || reinterpret_cast<std::uintptr_t>(d_symbols) % 16 != 0 || count > 65535 ||
-      selector_stride < reference::multi_groups(capacity))
+      selector_stride < stages::multi_groups(capacity))
     throw ContractError("huffman::multi_choose: 16-byte aligned slots, at most 65535 segments, a selector per group");
   ScratchCarver carver(d_scratch, scratch_bytes);
   const MultiScratch s = carve(carver, count);
@@ -208,8 +209,8 @@ void multi_choose(const std::uint8_t* d_symbols, std::size_t capacity, const std
   PARCOMP_CHECK_LAUNCH();
   initial_kernel<<<static_cast<unsigned>((count + 127) / 128), 128, 0, stream>>>(d_sizes, s.used, count, d_tables, d_lengths);
   PARCOMP_CHECK_LAUNCH();
-  const auto group_blocks = static_cast<unsigned>((reference::multi_groups(capacity) + kThreads - 1) / kThreads);
-  for (int it = 0; it < reference::kTableIterations; ++it) {
+  const auto group_blocks = static_cast<unsigned>((stages::multi_groups(capacity) + kThreads - 1) / kThreads);
+  for (int it = 0; it < stages::kTableIterations; ++it) {
     PARCOMP_CUDA_CHECK(cudaMemsetAsync(s.counts, 0, count * kTableBytes * sizeof(std::uint64_t), stream));
     select_kernel<<<dim3(group_blocks, segments), kThreads, 0, stream>>>(d_symbols, cap, d_sizes, d_tables, d_lengths,
                                                                          d_selectors, static_cast<std::int64_t>(selector_stride),

@@ -2,7 +2,7 @@
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
 #include "../vle/decode_step.cuh"  // report_damage
-#include "reference/zrle.hpp"
+#include "codec/common/stages.hpp"
 #include "zrle.hpp"
 
 #include <cub/block/block_scan.cuh>
@@ -15,8 +15,8 @@ namespace {
 
 constexpr int kThreads = 512, kChunk = 16;
 constexpr std::int64_t kTile = std::int64_t{kThreads} * kChunk;
-using reference::kRunA;
-using reference::kZrleEscape;
+using stages::kRunA;
+using stages::kZrleEscape;
 
 // A run (of zeros, or of RUNA/RUNB digits) through a scan: `all` when the elements so far are all
 // members, `count` the members at the end.
@@ -63,7 +63,7 @@ __device__ __forceinline__ std::uint32_t emit_chunk(const std::uint8_t (&c)[kChu
   std::uint32_t count = 0;
   auto flush = [&]() {
     for (; run > 0; run = (run - 1) / 2) {
-      if (Write) out[count] = (run & 1u) != 0 ? kRunA : reference::kRunB;
+      if (Write) out[count] = (run & 1u) != 0 ? kRunA : stages::kRunB;
       ++count;
     }
   };

@@ -5,7 +5,7 @@
 // start rows) recomputed independently, and the code-length limits of both configurations.
 #include "datasets/synthetic.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "kernels/pipeline/container.hpp"
+#include "codec/container.hpp"
 #include "reference/bwt.hpp"
 #include "reference/huffman.hpp"
 #include "reference/mtf.hpp"

@@ -1,6 +1,6 @@
 // Golden files (tests/golden/README.md): every committed file decodes to input.bin, and
 // input.bin encodes to the same bytes again. Pins the formats field by field.
-#include "kernels/pipeline/container.hpp"
+#include "codec/container.hpp"
 #include "reference/pipeline.hpp"
 
 #include "common/seeds.hpp"

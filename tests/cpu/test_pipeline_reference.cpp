@@ -2,7 +2,7 @@
 // (flipped bits, truncation, wrong sizes) is a CorruptDataError, never a crash or wrong output.
 #include "datasets/synthetic.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "kernels/pipeline/container.hpp"
+#include "codec/container.hpp"
 #include "reference/pipeline.hpp"
 
 #include "common/seeds.hpp"

@@ -1,7 +1,7 @@
 // The GPU encoders and decoder against the golden files (tests/golden/README.md): the GPU writes
 // the committed bytes and reads them back.
 #include "gpu_test.hpp"
-#include "kernels/pipeline/pipeline.hpp"
+#include "codec/gpu_pipeline.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include "datasets/synthetic.hpp"
 #include "gpu_test.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "kernels/pipeline/pipeline.hpp"
+#include "codec/gpu_pipeline.hpp"
 #include "reference/pipeline.hpp"
 
 #include <gtest/gtest.h>

@@ -7,8 +7,8 @@
 // --cpu uses the serial reference pipeline (either configuration).
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device.hpp"
-#include "kernels/pipeline/container.hpp"
-#include "kernels/pipeline/pipeline.hpp"
+#include "codec/container.hpp"
+#include "codec/gpu_pipeline.hpp"
 #include "reference/pipeline.hpp"
 
 #include <chrono>

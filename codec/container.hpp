@@ -26,6 +26,8 @@
 // (the header, the index, or block k).
 #pragma once
 
+#include "codec/common/crc32.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -63,7 +65,7 @@ struct Layout {
   std::vector<BlockEntry> blocks;
 };
 
-std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0);
+using parcomp::crc32;  // codec/common/crc32.hpp
 
 // Writes header and index for `layout` (offsets assigned here, payloads back to back after the
 // index) followed by the payloads.

@@ -1,16 +1,17 @@
 // The GPU pipeline: stage calls, per-block codes, container assembly and checks. See pipeline.hpp.
-#include "pipeline.hpp"
+#include "gpu_pipeline.hpp"
 
-#include "../bwt/bwt.hpp"
-#include "../common/cuda_check.hpp"
-#include "../common/device_buffer.hpp"
-#include "../common/nvtx.hpp"
-#include "../huffman/huffman.hpp"
-#include "../mtf/mtf.hpp"
-#include "../vle/vle.hpp"
-#include "../zrle/zrle.hpp"
-#include "reference/blocks.hpp"
-#include "reference/multi_huffman.hpp"
+#include "kernels/bwt/bwt.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/nvtx.hpp"
+#include "kernels/huffman/huffman.hpp"
+#include "kernels/mtf/mtf.hpp"
+#include "kernels/vle/vle.hpp"
+#include "kernels/zrle/zrle.hpp"
+#include "codec/common/codes.hpp"
+#include "codec/common/parallel.hpp"
+#include "codec/common/stages.hpp"
 
 #include <algorithm>
 #include <string>
@@ -69,7 +70,7 @@ vle::Segments fast_segments(std::size_t blocks, std::size_t block, const std::ui
   g.d_sizes = d_counts;
   g.tables = kMaxFastTables;
   g.d_selectors = d_selectors;
-  g.selector_stride = reference::multi_groups(g.capacity);
+  g.selector_stride = stages::multi_groups(g.capacity);
   g.out_stride = vle::output_words(g.capacity, kFastMaxLength);
   g.index_stride = vle::index_entries(g.capacity);
   return g;
@@ -155,7 +156,7 @@ void GpuCompressor::upload(std::span<const std::uint8_t> in, cudaStream_t stream
   s.crcs.resize(s.blocks);
   // The blocks' CRC-32 on all host threads while the input travels.
   if (!in.empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(s.in.data(), in.data(), in.size(), cudaMemcpyHostToDevice, stream));
-  reference::for_each_block(s.blocks, 0, [&](std::size_t b) { s.crcs[b] = crc32(in.subspan(b * s.block, len_of(s.n, s.block, b))); });
+  for_each_block(s.blocks, 0, [&](std::size_t b) { s.crcs[b] = crc32(in.subspan(b * s.block, len_of(s.n, s.block, b))); });
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -206,7 +207,7 @@ StageTimes GpuCompressor::run(cudaStream_t stream) {
   std::vector<std::uint32_t> tables(256 * s.blocks);
   for (std::size_t b = 0; b < s.blocks; ++b) {
     std::array<std::uint8_t, 256> l{};
-    reference::Histogram h{};
+    codes::Histogram h{};
     std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(256 * b), 256, l.begin());
     std::copy_n(hist.begin() + static_cast<std::ptrdiff_t>(256 * b), 256, h.begin());
     s.codes[b] = huffman::code_from_lengths(l, h);
@@ -289,7 +290,7 @@ std::vector<std::uint8_t> GpuCompressor::container(cudaStream_t stream) {
       std::copy_n(mlengths.begin() + static_cast<std::ptrdiff_t>(b * kTableBytes + 256 * t), 256, l.begin());
       f.lengths.push_back(l);
     }
-    f.selectors = download(s.selectors.data() + b * g.selector_stride, reference::multi_groups(f.symbols), stream);
+    f.selectors = download(s.selectors.data() + b * g.selector_stride, stages::multi_groups(f.symbols), stream);
     f.index = download(s.index.data() + b * g.index_stride, vle::index_entries(f.symbols), stream);
     const auto words = download(s.words.data() + b * g.out_stride, (sizes_or_bits[b] + 31) / 32, stream);
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -341,7 +342,7 @@ std::size_t GpuDecompressor::original_bytes() const { return s_->n; }
 namespace {
 
 vle::DecodeTable decode_table(const std::array<std::uint8_t, 256>& lengths, const std::string& name) {
-  const auto table = reference::canonical_codes(lengths);
+  const auto table = codes::canonical_codes(lengths);
   std::array<std::uint32_t, 256> codes{};
   for (int c = 0; c < 256; ++c) codes[c] = table[c].bits;
   try {
@@ -426,7 +427,7 @@ void GpuDecompressor::load(cudaStream_t stream) {
     for (std::size_t b = 0; b < s.blocks; ++b) {
       const BlockEntry& e = s.layout.blocks[b];
       const std::string name = "parcomp container: block " + std::to_string(b) + ": ";
-      if (reference::kraft_sum_scaled(e.lengths) > (std::uint64_t{1} << 32)) throw CorruptDataError(name + "code lengths are not a prefix code");
+      if (codes::kraft_sum_scaled(e.lengths) > (std::uint64_t{1} << 32)) throw CorruptDataError(name + "code lengths are not a prefix code");
       tables[b] = decode_table(e.lengths, name);
       const PaperPayload p = split_paper(std::span<const std::uint8_t>(s.file).subspan(e.payload_offset, e.payload_bytes),
                                          e.original_bytes, b);
@@ -511,7 +512,7 @@ std::vector<std::uint8_t> GpuDecompressor::output(cudaStream_t stream) {
   std::vector<std::uint8_t> out(s.n);
   if (s.n != 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(out.data(), s.out.data(), s.n, cudaMemcpyDeviceToHost, stream));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  reference::for_each_block(s.blocks, 0, [&](std::size_t b) {
+  for_each_block(s.blocks, 0, [&](std::size_t b) {
     if (crc32(std::span(out).subspan(b * s.block, len_of(s.n, s.block, b))) != s.layout.blocks[b].crc)
       throw CorruptDataError("parcomp container: block " + std::to_string(b) + ": CRC-32 of the decoded block does not match");
   });

@@ -1,6 +1,6 @@
 #include "container.hpp"
 
-#include "../common/cuda_check.hpp"  // CorruptDataError, ContractError
+#include "codec/common/errors.hpp"
 
 #include <bit>
 #include <cstring>
@@ -8,16 +8,6 @@
 namespace parcomp::pipeline {
 
 namespace {
-
-std::array<std::uint32_t, 256> make_crc_table() {
-  std::array<std::uint32_t, 256> t{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1u) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
-  }
-  return t;
-}
 
 template <typename T>
 void put(std::vector<std::uint8_t>& out, T v) {
@@ -36,13 +26,6 @@ T get(std::span<const std::uint8_t> in, std::size_t at) {
 }  // namespace
 
 std::string config_name(Config c) { return c == Config::paper ? "paper" : "fast"; }
-
-std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc) {
-  static const auto table = make_crc_table();
-  crc = ~crc;
-  for (const std::uint8_t b : bytes) crc = table[(crc ^ b) & 0xFFu] ^ (crc >> 8);
-  return ~crc;
-}
 
 void put_u32s(std::vector<std::uint8_t>& out, std::span<const std::uint32_t> v) {
   for (const auto x : v) put<std::uint32_t>(out, x);
