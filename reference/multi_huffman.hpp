@@ -39,13 +39,10 @@ using stages::multi_table_count;
 using Lengths = std::array<std::uint8_t, 256>;
 
 
-// huffman_lengths_unlimited, with counts halved (c -> 1 + c / 2, zero stays zero) until no
-// length exceeds max_length; `halvings` (optional) is increased by the number of halvings.
-Lengths huffman_lengths_rescaled(Histogram freq, int max_length, int* halvings = nullptr);
-
-// bzip2's starting cost tables for a block histogram: table T-1 is cheap on the least symbols,
-// ..., table 0 on the greatest.
-std::vector<Lengths> multi_initial_costs(const Histogram& hist, int tables);
+// bzip2's rules for the tables (codec/common/stages.hpp): the halving of deep codes and the
+// starting cost tables.
+using stages::huffman_lengths_rescaled;
+using stages::multi_initial_costs;
 
 struct MultiCode {
   std::vector<Lengths> lengths;         // one per table

@@ -3,8 +3,11 @@
 // (reference/zrle.hpp, reference/multi_huffman.hpp, which describe the stages in full).
 #pragma once
 
+#include "codes.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace parcomp::stages {
 
@@ -25,5 +28,15 @@ inline constexpr int multi_table_count(std::size_t symbols) {
   return symbols < 200 ? 2 : symbols < 600 ? 3 : symbols < 1200 ? 4 : symbols < 2400 ? 5 : 6;
 }
 inline constexpr std::size_t multi_groups(std::size_t symbols) { return (symbols + kGroupSymbols - 1) / kGroupSymbols; }
+
+// codes::huffman_lengths_unlimited, with counts halved (c -> 1 + c / 2, zero stays zero) until
+// no length exceeds max_length (bzip2's rule); `halvings` (optional) is increased by the number
+// of halvings.
+codes::Lengths huffman_lengths_rescaled(codes::Histogram freq, int max_length, int* halvings = nullptr);
+
+// bzip2's starting cost tables for a block histogram: `tables` tables that split the alphabet into
+// ranges of about equal frequency, cost kCheapCost inside the range and kDearCost outside; table
+// T-1 is cheap on the least symbols, ..., table 0 on the greatest.
+std::vector<codes::Lengths> multi_initial_costs(const codes::Histogram& hist, int tables);
 
 }  // namespace parcomp::stages

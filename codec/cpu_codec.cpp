@@ -1,0 +1,657 @@
+// The CPU codec. See cpu_codec.hpp.
+#include "cpu_codec.hpp"
+
+#include "codec/common/codes.hpp"
+#include "codec/common/crc32.hpp"
+#include "codec/common/errors.hpp"
+#include "codec/common/stages.hpp"
+
+#include <divsufsort.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace parcomp::cpu {
+
+using pipeline::BlockEntry;
+using pipeline::Config;
+
+struct Workspace::Buffers {
+  std::vector<std::int32_t> sa, kmp;
+  std::vector<std::uint8_t> text, last, moved, symbols, selectors, marks;
+  std::vector<std::uint32_t> words, tt;
+  std::vector<std::uint64_t> index;
+  template <typename T>
+  static T* at_least(std::vector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+    return v.data();
+  }
+};
+
+Workspace::Workspace() : b_(std::make_unique<Buffers>()) {}
+Workspace::~Workspace() = default;
+
+namespace {
+
+[[noreturn]] void corrupt(std::size_t block, const std::string& what) {
+  throw CorruptDataError("parcomp container: block " + std::to_string(block) + ": " + what);
+}
+
+// ---- forward BWT ---------------------------------------------------------------------------------
+
+// The start of the least rotation (Duval; cp-algorithms' minimal cyclic shift), O(n), no memory.
+std::size_t least_rotation(std::span<const std::uint8_t> t) {
+  const std::size_t n = t.size();
+  std::size_t i = 0, ans = 0;
+  while (i < n) {
+    ans = i;
+    std::size_t j = i + 1, k = i;
+    while (j < 2 * n && t[k % n] <= t[j % n]) {
+      if (t[k % n] < t[j % n])
+        k = i;
+      else
+        ++k;
+      ++j;
+    }
+    while (i <= k) i += j - k;
+  }
+  return ans;
+}
+
+// True when the block is a power of a shorter string (then some rotations are equal).
+bool periodic(std::span<const std::uint8_t> t, std::vector<std::int32_t>& fail) {
+  const std::size_t n = t.size();
+  std::int32_t* f = Workspace::Buffers::at_least(fail, n);
+  f[0] = 0;
+  std::int32_t k = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    while (k > 0 && t[i] != t[static_cast<std::size_t>(k)]) k = f[k - 1];
+    if (t[i] == t[static_cast<std::size_t>(k)]) ++k;
+    f[i] = k;
+  }
+  const std::size_t p = n - static_cast<std::size_t>(f[n - 1]);
+  return p < n && n % p == 0;
+}
+
+// L, the primary row and (stride != 0) the rows of every stride-th rotation, as the oracle
+// (reference::bwt_rotations) defines them.
+std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, std::vector<std::uint32_t>* samples,
+                          std::size_t stride, Workspace::Buffers& b) {
+  const std::size_t n = t.size();
+  if (samples != nullptr) samples->assign((n + stride - 1) / stride, 0);
+  std::uint32_t primary = 0;
+  if (!periodic(t, b.kmp)) {
+    // The least rotation R of a primitive block is a Lyndon word: its rotations sort as its
+    // suffixes, one suffix sort of n bytes. Row i's rotation starts at R position sa[i], original
+    // position (sa[i] + shift) mod n; its last byte is R[sa[i] - 1], read from rp = R[n-1] R.
+    const std::size_t shift = least_rotation(t);
+    std::uint8_t* rp = Workspace::Buffers::at_least(b.text, n + 1);
+    std::uint8_t* r = rp + 1;
+    std::memcpy(r, t.data() + shift, n - shift);
+    std::memcpy(r + (n - shift), t.data(), shift);
+    rp[0] = r[n - 1];
+    std::int32_t* sa = Workspace::Buffers::at_least(b.sa, n);
+    if (divsufsort(r, sa, static_cast<saidx_t>(n)) != 0) throw std::runtime_error("divsufsort failed");
+    // The R positions of the original rotations wanted: 0 (the primary) and every stride-th.
+    const std::size_t to_r = (n - shift) % n;  // original position 0 in R
+    std::vector<std::uint8_t>& marks = b.marks;  // one bit per R position
+    marks.assign(n / 8 + 1, 0);
+    const std::size_t wanted = samples != nullptr ? samples->size() : 1;
+    for (std::size_t k = 0; k < wanted; ++k) {
+      std::size_t p = to_r + k * (samples != nullptr ? stride : 0);
+      if (p >= n) p -= n;
+      marks[p >> 3] = static_cast<std::uint8_t>(marks[p >> 3] | (1u << (p & 7)));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto p = static_cast<std::size_t>(sa[i]);
+      last[i] = rp[p];
+      if (((marks[p >> 3] >> (p & 7)) & 1u) != 0) {
+        std::size_t s = p + shift;
+        if (s >= n) s -= n;
+        if (s == 0) primary = static_cast<std::uint32_t>(i);
+        if (samples != nullptr) (*samples)[s / stride] = static_cast<std::uint32_t>(i);
+      }
+    }
+    return primary;
+  }
+  // Equal rotations: sort the doubled block as the oracle does (starts >= n dropped).
+  std::uint8_t* tt = Workspace::Buffers::at_least(b.text, 2 * n);
+  std::memcpy(tt, t.data(), n);
+  std::memcpy(tt + n, t.data(), n);
+  std::int32_t* sa = Workspace::Buffers::at_least(b.sa, 2 * n);
+  if (divsufsort(tt, sa, static_cast<saidx_t>(2 * n)) != 0) throw std::runtime_error("divsufsort failed");
+  std::size_t row = 0;
+  for (std::size_t i = 0; i < 2 * n; ++i) {
+    const auto s = static_cast<std::size_t>(sa[i]);
+    if (s >= n) continue;
+    last[row] = t[s == 0 ? n - 1 : s - 1];
+    if (s == 0) primary = static_cast<std::uint32_t>(row);
+    if (samples != nullptr && s % stride == 0) (*samples)[s / stride] = static_cast<std::uint32_t>(row);
+    ++row;
+  }
+  return primary;
+}
+
+// ---- MTF and zero runs --------------------------------------------------------------------------
+
+void mtf_encode(const std::uint8_t* in, std::size_t n, std::uint8_t* out) {
+  std::uint8_t list[256];
+  for (int i = 0; i < 256; ++i) list[i] = static_cast<std::uint8_t>(i);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint8_t c = in[j];
+    if (list[0] == c) {
+      out[j] = 0;
+      continue;
+    }
+    std::uint8_t carry = list[0];
+    list[0] = c;
+    int i = 1;
+    for (;; ++i) {  // search and shift in one pass
+      const std::uint8_t here = list[i];
+      list[i] = carry;
+      if (here == c) break;
+      carry = here;
+    }
+    out[j] = static_cast<std::uint8_t>(i);
+  }
+}
+
+void mtf_decode(const std::uint8_t* in, std::size_t n, std::uint8_t* out) {
+  std::uint8_t list[256];
+  for (int i = 0; i < 256; ++i) list[i] = static_cast<std::uint8_t>(i);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint8_t m = in[j];
+    const std::uint8_t c = list[m];
+    std::memmove(list + 1, list, m);
+    list[0] = c;
+    out[j] = c;
+  }
+}
+
+std::size_t zrle_encode(const std::uint8_t* mtf, std::size_t n, std::uint8_t* out) {
+  std::size_t o = 0, i = 0;
+  while (i < n) {
+    if (mtf[i] == 0) {
+      std::uint64_t run = 0;
+      while (i < n && mtf[i] == 0) ++run, ++i;
+      for (; run > 0; run = (run - 1) / 2) out[o++] = (run & 1) != 0 ? stages::kRunA : stages::kRunB;
+      continue;
+    }
+    const std::uint8_t v = mtf[i++];
+    if (v <= 253) {
+      out[o++] = static_cast<std::uint8_t>(v + 1);
+    } else {
+      out[o++] = stages::kZrleEscape;
+      out[o++] = static_cast<std::uint8_t>(v - 254);
+    }
+  }
+  return o;
+}
+
+void zrle_decode(const std::uint8_t* sym, std::size_t m, std::uint8_t* out, std::size_t n, std::size_t block) {
+  std::size_t o = 0;
+  std::uint64_t run = 0, weight = 1;
+  auto flush = [&] {
+    if (run > n - o) corrupt(block, "zero-run stage: a run past the block's end");
+    std::memset(out + o, 0, run);
+    o += run;
+    run = 0;
+    weight = 1;
+  };
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::uint8_t s = sym[i];
+    if (s <= stages::kRunB) {
+      if (weight > (std::uint64_t{1} << 40)) corrupt(block, "zero-run stage: a run too long");
+      run += weight << s;  // RUNA = 1 x weight, RUNB = 2 x weight
+      weight *= 2;
+      continue;
+    }
+    flush();
+    std::uint8_t v;
+    if (s == stages::kZrleEscape) {
+      if (i + 1 >= m || sym[i + 1] > 1) corrupt(block, "zero-run stage: a bad escape");
+      v = static_cast<std::uint8_t>(254 + sym[++i]);
+    } else {
+      v = static_cast<std::uint8_t>(s - 1);
+    }
+    if (o >= n) corrupt(block, "zero-run stage: a value past the block's end");
+    out[o++] = v;
+  }
+  flush();
+  if (o != n) corrupt(block, "zero-run stage: decodes to " + std::to_string(o) + " bytes, the block has " + std::to_string(n));
+}
+
+// ---- the multi-table code (stages.hpp; reference::multi_choose's steps) ------------------------
+
+struct MultiCode {
+  int tables = 0;
+  std::vector<codes::Lengths> lengths;
+};
+
+MultiCode choose_tables(const std::uint8_t* sym, std::size_t m, std::uint8_t* selectors) {
+  const codes::Histogram hist = codes::byte_histogram({sym, m});
+  MultiCode code;
+  code.tables = stages::multi_table_count(m);
+  code.lengths = stages::multi_initial_costs(hist, code.tables);
+  const std::size_t groups = stages::multi_groups(m);
+  std::array<std::uint64_t, 256> lane_a{}, lane_b{};  // costs of tables 0-3 and 4-5, 16 bits each
+  std::vector<codes::Histogram> counts(static_cast<std::size_t>(code.tables));
+  for (int it = 0; it < stages::kTableIterations; ++it) {
+    for (int c = 0; c < 256; ++c) {
+      std::uint64_t a = 0, b = 0;
+      for (int t = 0; t < code.tables; ++t) {
+        const std::uint64_t cost = code.lengths[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)];
+        if (t < 4)
+          a |= cost << (16 * t);
+        else
+          b |= cost << (16 * (t - 4));
+      }
+      lane_a[static_cast<std::size_t>(c)] = a;
+      lane_b[static_cast<std::size_t>(c)] = b;
+    }
+    for (auto& h : counts) h.fill(0);
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t first = g * stages::kGroupSymbols, last = std::min(m, first + stages::kGroupSymbols);
+      std::uint64_t a = 0, b = 0;
+      for (std::size_t i = first; i < last; ++i) {
+        a += lane_a[sym[i]];
+        b += lane_b[sym[i]];
+      }
+      int pick = 0;
+      std::uint32_t best = static_cast<std::uint32_t>(a & 0xFFFFu);
+      for (int t = 1; t < code.tables; ++t) {
+        const auto cost = static_cast<std::uint32_t>((t < 4 ? a >> (16 * t) : b >> (16 * (t - 4))) & 0xFFFFu);
+        if (cost < best) best = cost, pick = t;
+      }
+      selectors[g] = static_cast<std::uint8_t>(pick);
+      codes::Histogram& h = counts[static_cast<std::size_t>(pick)];
+      for (std::size_t i = first; i < last; ++i) ++h[sym[i]];
+    }
+    for (int t = 0; t < code.tables; ++t) {
+      codes::Histogram h = counts[static_cast<std::size_t>(t)];
+      for (int c = 0; c < 256; ++c)
+        if (hist[static_cast<std::size_t>(c)] != 0 && h[static_cast<std::size_t>(c)] == 0) h[static_cast<std::size_t>(c)] = 1;
+      code.lengths[static_cast<std::size_t>(t)] = stages::huffman_lengths_rescaled(h, stages::kMultiMaxLength);
+    }
+  }
+  return code;
+}
+
+// ---- bit output and input -----------------------------------------------------------------------
+
+// Codewords MSB-first into 32-bit words through a 64-bit accumulator.
+class WordWriter {
+ public:
+  explicit WordWriter(std::uint32_t* out) : out_(out) {}
+  void put(std::uint32_t bits, int length) {
+    acc_ = (acc_ << length) | bits;
+    pending_ += length;
+    total_ += static_cast<std::uint64_t>(length);
+    if (pending_ >= 32) {
+      pending_ -= 32;
+      *out_++ = static_cast<std::uint32_t>(acc_ >> pending_);
+    }
+  }
+  std::uint64_t bits() const { return total_; }
+  std::uint32_t* finish() {
+    if (pending_ > 0) *out_++ = static_cast<std::uint32_t>(acc_ << (32 - pending_));
+    pending_ = 0;
+    return out_;
+  }
+
+ private:
+  std::uint32_t* out_;
+  std::uint64_t acc_ = 0, total_ = 0;
+  int pending_ = 0;
+};
+
+// Canonical decoding: a 12-bit lookup table, and per length the first code, the count and the
+// symbols in code order for the longer codes.
+struct Decoder {
+  static constexpr int kLut = 12;
+  std::array<std::uint16_t, 1 << kLut> lut{};  // (symbol << 5) | length, 0 = longer code or none
+  std::array<std::uint32_t, 33> first{}, count{}, offset{};
+  std::array<std::uint8_t, 256> symbols{};
+  int max_length = 0;
+  explicit Decoder(const codes::Lengths& lengths) {
+    const codes::CodeTable table = codes::canonical_codes(lengths);
+    for (int c = 0; c < 256; ++c) {
+      const int l = lengths[static_cast<std::size_t>(c)];
+      if (l == 0) continue;
+      max_length = std::max(max_length, l);
+      ++count[static_cast<std::size_t>(l)];
+      if (l <= kLut) {
+        const std::uint32_t lo = table[static_cast<std::size_t>(c)].bits << (kLut - l), span = 1u << (kLut - l);
+        for (std::uint32_t i = 0; i < span; ++i) lut[lo + i] = static_cast<std::uint16_t>((c << 5) | l);
+      }
+    }
+    std::uint32_t code = 0, pos = 0;
+    for (int l = 1; l <= 32; ++l) {
+      first[static_cast<std::size_t>(l)] = code;
+      offset[static_cast<std::size_t>(l)] = pos;
+      code = (code + count[static_cast<std::size_t>(l)]) << 1;
+      pos += count[static_cast<std::size_t>(l)];
+    }
+    std::array<std::uint32_t, 33> fill = offset;
+    for (int c = 0; c < 256; ++c) {  // canonical order: by length, then by symbol
+      const int l = lengths[static_cast<std::size_t>(c)];
+      if (l != 0) symbols[fill[static_cast<std::size_t>(l)]++] = static_cast<std::uint8_t>(c);
+    }
+  }
+  // The next symbol of a left-aligned window; false when no codeword matches.
+  bool next(std::uint64_t window, std::uint32_t& symbol, int& length) const {
+    const std::uint16_t e = lut[window >> (64 - kLut)];
+    if (e != 0) {
+      symbol = e >> 5;
+      length = e & 31;
+      return true;
+    }
+    for (int l = kLut + 1; l <= max_length; ++l) {
+      const auto c = static_cast<std::uint32_t>(window >> (64 - l));
+      if (c - first[static_cast<std::size_t>(l)] < count[static_cast<std::size_t>(l)]) {
+        symbol = symbols[offset[static_cast<std::size_t>(l)] + c - first[static_cast<std::size_t>(l)]];
+        length = l;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+// MSB-first bits from a byte span; bits past its end read as zero, and are counted.
+class BitReader {
+ public:
+  explicit BitReader(std::span<const std::uint8_t> in) : in_(in) { refill(); }
+  std::uint64_t window() const { return buf_; }
+  void skip(int n) {
+    buf_ <<= n;
+    avail_ -= n;
+    used_ += static_cast<std::uint64_t>(n);
+    if (avail_ < 32) refill();
+  }
+  std::uint64_t used() const { return used_; }
+
+ private:
+  void refill() {
+    while (avail_ <= 56) {
+      const std::uint8_t b = pos_ < in_.size() ? in_[pos_] : 0;
+      ++pos_;
+      buf_ |= static_cast<std::uint64_t>(b) << (56 - avail_);
+      avail_ += 8;
+    }
+  }
+  std::span<const std::uint8_t> in_;
+  std::size_t pos_ = 0;
+  std::uint64_t buf_ = 0, used_ = 0;
+  int avail_ = 0;
+};
+
+// ---- reverse BWT --------------------------------------------------------------------------------
+
+// out[0..n) from L: bzip2's packed array (row of rotation s - 1 << 8 | T[s - 1], at the row of
+// rotation s), walked backwards: chain k writes out[begins[k], ends[k]) from its end, starting at
+// rows[k] (the row of the rotation that starts at ends[k]); eight chains of equal length advance
+// together so that their loads overlap.
+void reverse_bwt(const std::uint8_t* last, std::size_t n, std::uint32_t* tt, std::span<const std::uint32_t> rows,
+                 std::span<const std::size_t> begins, std::span<const std::size_t> ends, std::uint8_t* out) {
+  std::array<std::uint32_t, 256> next{};
+  for (std::size_t i = 0; i < n; ++i) ++next[last[i]];
+  std::uint32_t sum = 0;
+  for (auto& c : next) sum += std::exchange(c, sum);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint8_t c = last[i];
+    tt[i] = (next[c]++ << 8) | c;
+  }
+  constexpr std::size_t kLanes = 8;
+  std::size_t k0 = 0;
+  for (; k0 + kLanes <= rows.size(); k0 += kLanes) {
+    const std::size_t length = ends[k0] - begins[k0];
+    bool equal = true;
+    for (std::size_t j = 1; j < kLanes; ++j) equal = equal && ends[k0 + j] - begins[k0 + j] == length;
+    if (!equal) break;
+    std::uint32_t row[kLanes];
+    std::size_t pos[kLanes];
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      row[j] = rows[k0 + j];
+      pos[j] = ends[k0 + j];
+    }
+    for (std::size_t step = 0; step < length; ++step) {
+#pragma GCC unroll 8
+      for (std::size_t j = 0; j < kLanes; ++j) {
+        const std::uint32_t x = tt[row[j]];
+        out[--pos[j]] = static_cast<std::uint8_t>(x);
+        row[j] = x >> 8;
+      }
+    }
+  }
+  for (std::size_t k = k0; k < rows.size(); ++k) {  // the rest one at a time
+    std::uint32_t row = rows[k];
+    for (std::size_t pos = ends[k]; pos > begins[k];) {
+      const std::uint32_t x = tt[row];
+      out[--pos] = static_cast<std::uint8_t>(x);
+      row = x >> 8;
+    }
+  }
+}
+
+// ---- blocks ---------------------------------------------------------------------------------------
+
+void compress_fast(std::span<const std::uint8_t> block, BlockEntry& e, std::vector<std::uint8_t>& payload,
+                   Workspace::Buffers& b) {
+  const std::size_t n = block.size();
+  std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
+  std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
+  std::uint8_t* sym = Workspace::Buffers::at_least(b.symbols, stages::zrle_max_symbols(n));
+  pipeline::FastPayload p;
+  e.primary = forward_bwt(block, last, &p.samples, pipeline::kFastSampleStride, b);
+  mtf_encode(last, n, moved);
+  const std::size_t m = zrle_encode(moved, n, sym);
+  std::uint8_t* selectors = Workspace::Buffers::at_least(b.selectors, stages::multi_groups(m));
+  const MultiCode code = choose_tables(sym, m, selectors);
+  std::array<codes::CodeTable, stages::kMaxTables> tables{};
+  for (int t = 0; t < code.tables; ++t) tables[static_cast<std::size_t>(t)] = codes::canonical_codes(code.lengths[static_cast<std::size_t>(t)]);
+  std::uint32_t* words = Workspace::Buffers::at_least(b.words, (m * stages::kMultiMaxLength + 31) / 32 + 1);
+  WordWriter w(words);
+  p.index.clear();
+  p.index.reserve(m / pipeline::kStride + 1);
+  for (std::size_t i = 0; i < m; ++i) {
+    if (i % pipeline::kStride == 0) p.index.push_back(w.bits());
+    const codes::Codeword cw = tables[selectors[i / stages::kGroupSymbols]][sym[i]];
+    w.put(cw.bits, cw.length);
+  }
+  p.bits = w.bits();
+  const std::size_t nwords = static_cast<std::size_t>(w.finish() - words);
+  p.symbols = static_cast<std::uint32_t>(m);
+  p.lengths = code.lengths;
+  p.selectors.assign(selectors, selectors + stages::multi_groups(m));
+  pipeline::put_fast(payload, p, std::span<const std::uint32_t>(words, nwords), static_cast<std::uint32_t>(n));
+}
+
+void compress_paper(std::span<const std::uint8_t> block, BlockEntry& e, std::vector<std::uint8_t>& payload,
+                    Workspace::Buffers& b) {
+  const std::size_t n = block.size();
+  std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
+  std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
+  e.primary = forward_bwt(block, last, nullptr, 0, b);
+  mtf_encode(last, n, moved);
+  e.lengths = codes::huffman_code_lengths(codes::byte_histogram({moved, n}), 16);
+  const codes::CodeTable table = codes::canonical_codes(e.lengths);
+  const std::size_t arrays = (n + pipeline::kHuffmanBlockSymbols - 1) / pipeline::kHuffmanBlockSymbols;
+  std::vector<std::uint32_t> sizes(arrays);
+  std::vector<std::uint8_t> data;
+  data.reserve(n);
+  std::uint32_t* words = Workspace::Buffers::at_least(b.words, (pipeline::kHuffmanBlockSymbols * 16 + 31) / 32 + 1);
+  for (std::size_t a = 0; a < arrays; ++a) {  // each 4096-symbol array byte-aligned on its own
+    WordWriter w(words);
+    const std::size_t first = a * pipeline::kHuffmanBlockSymbols, end = std::min(n, first + pipeline::kHuffmanBlockSymbols);
+    for (std::size_t i = first; i < end; ++i) w.put(table[moved[i]].bits, table[moved[i]].length);
+    const std::uint64_t bits = w.bits();
+    w.finish();
+    const std::size_t bytes = static_cast<std::size_t>((bits + 7) / 8);
+    for (std::size_t k = 0; k < bytes; ++k) data.push_back(static_cast<std::uint8_t>(words[k / 4] >> (24 - 8 * (k % 4))));
+    sizes[a] = static_cast<std::uint32_t>(bytes);
+  }
+  pipeline::put_u32s(payload, sizes);
+  payload.insert(payload.end(), data.begin(), data.end());
+}
+
+void decompress_fast(const BlockEntry& e, std::span<const std::uint8_t> payload, std::size_t index, std::span<std::uint8_t> out,
+                     Workspace::Buffers& b) {
+  const std::size_t n = e.original_bytes;
+  const pipeline::FastPayload p = pipeline::split_fast(payload, e.original_bytes, index);
+  std::vector<Decoder> decoders;
+  decoders.reserve(p.lengths.size());
+  for (const auto& l : p.lengths) decoders.emplace_back(l);
+  // The stream's words are little-endian u32 values, MSB-first bits: as big-endian bytes.
+  std::uint8_t* be = Workspace::Buffers::at_least(b.text, p.words_raw.size());
+  for (std::size_t i = 0; i < p.words_raw.size(); i += 4) {
+    be[i] = p.words_raw[i + 3];
+    be[i + 1] = p.words_raw[i + 2];
+    be[i + 2] = p.words_raw[i + 1];
+    be[i + 3] = p.words_raw[i];
+  }
+  BitReader r(std::span<const std::uint8_t>(be, p.words_raw.size()));
+  std::uint8_t* sym = Workspace::Buffers::at_least(b.symbols, p.symbols);
+  for (std::uint32_t i = 0; i < p.symbols; ++i) {
+    const Decoder& d = decoders[p.selectors[i / stages::kGroupSymbols]];
+    std::uint32_t s;
+    int length;
+    if (!d.next(r.window(), s, length)) corrupt(index, "no codeword matches at symbol " + std::to_string(i));
+    r.skip(length);
+    if (r.used() > p.bits) corrupt(index, "the coded symbols run past the stream's bit count");
+    sym[i] = static_cast<std::uint8_t>(s);
+  }
+  if (r.used() != p.bits) corrupt(index, "the stream has bits left after its last symbol");
+  std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
+  zrle_decode(sym, p.symbols, moved, n, index);
+  std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
+  mtf_decode(moved, n, last);
+  // Chain k writes out[k * stride, min((k + 1) * stride, n)), from the row of rotation (k + 1) *
+  // stride (the next start row; rotation 0, the primary, for the last chain).
+  const std::size_t stride = pipeline::kFastSampleStride, chains = p.samples.size();
+  std::vector<std::uint32_t> rows(chains);
+  std::vector<std::size_t> begins(chains), ends(chains);
+  for (std::size_t k = 0; k < chains; ++k) {
+    rows[k] = k + 1 < chains ? p.samples[k + 1] : e.primary;
+    begins[k] = k * stride;
+    ends[k] = std::min(n, (k + 1) * stride);
+  }
+  std::uint32_t* tt = Workspace::Buffers::at_least(b.tt, n);
+  reverse_bwt(last, n, tt, rows, begins, ends, out.data());
+}
+
+void decompress_paper(const BlockEntry& e, std::span<const std::uint8_t> payload, std::size_t index, std::span<std::uint8_t> out,
+                      Workspace::Buffers& b) {
+  const std::size_t n = e.original_bytes;
+  if (codes::kraft_sum_scaled(e.lengths) > (std::uint64_t{1} << 32)) corrupt(index, "code lengths are not a prefix code");
+  const pipeline::PaperPayload p = pipeline::split_paper(payload, e.original_bytes, index);
+  const Decoder d(e.lengths);
+  const auto sizes = p.sizes();
+  std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
+  std::size_t at = 0;
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    const auto bytes = p.data.subspan(at, sizes[a]);
+    at += sizes[a];
+    BitReader r(bytes);
+    const std::size_t first = a * pipeline::kHuffmanBlockSymbols, end = std::min(n, first + pipeline::kHuffmanBlockSymbols);
+    for (std::size_t i = first; i < end; ++i) {
+      std::uint32_t s;
+      int length;
+      if (!d.next(r.window(), s, length)) corrupt(index, "Huffman array " + std::to_string(a) + ": no codeword matches");
+      r.skip(length);
+      moved[i] = static_cast<std::uint8_t>(s);
+    }
+    if ((r.used() + 7) / 8 != sizes[a]) corrupt(index, "Huffman array " + std::to_string(a) + " does not end where its size says");
+  }
+  std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
+  mtf_decode(moved, n, last);
+  std::uint32_t* tt = Workspace::Buffers::at_least(b.tt, n);
+  const std::uint32_t rows[1] = {e.primary};
+  const std::size_t begins[1] = {0}, ends[1] = {n};
+  reverse_bwt(last, n, tt, rows, begins, ends, out.data());
+}
+
+// Calls body(item, workspace) for every item on `threads` threads, each with its own workspace.
+template <typename Body>
+void parallel_blocks(std::size_t items, unsigned threads, Body&& body) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    Workspace ws;
+    try {
+      for (std::size_t i = next++; i < items; i = next++) body(i, ws);
+    } catch (...) {
+      const std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = items;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t + 1 < std::min<std::size_t>(threads, items); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+void compress_block(Config config, std::span<const std::uint8_t> block, BlockEntry& entry, std::vector<std::uint8_t>& payload,
+                    Workspace& ws) {
+  entry.original_bytes = static_cast<std::uint32_t>(block.size());
+  entry.crc = crc32(block);
+  payload.clear();
+  if (block.empty()) throw ContractError("cpu::compress_block: empty block");
+  if (config == Config::fast)
+    compress_fast(block, entry, payload, ws.buffers());
+  else
+    compress_paper(block, entry, payload, ws.buffers());
+}
+
+void decompress_block(Config config, const BlockEntry& entry, std::span<const std::uint8_t> payload, std::size_t index,
+                      std::span<std::uint8_t> out, Workspace& ws) {
+  if (out.size() != entry.original_bytes) throw ContractError("cpu::decompress_block: output size differs from the block's");
+  if (config == Config::fast)
+    decompress_fast(entry, payload, index, out, ws.buffers());
+  else
+    decompress_paper(entry, payload, index, out, ws.buffers());
+  if (crc32(out) != entry.crc) corrupt(index, "CRC-32 of the decoded block does not match");
+}
+
+std::vector<std::uint8_t> compress(Config config, std::span<const std::uint8_t> in, std::size_t block_bytes, unsigned threads) {
+  if (block_bytes == 0 || block_bytes > (std::size_t{1} << 24))
+    throw ContractError("cpu::compress: block size must be in 1 .. 2^24, got " + std::to_string(block_bytes));
+  pipeline::Layout layout;
+  layout.config = config;
+  layout.block_bytes = static_cast<std::uint32_t>(block_bytes);
+  layout.original_bytes = in.size();
+  const std::size_t blocks = (in.size() + block_bytes - 1) / block_bytes;
+  layout.blocks.resize(blocks);
+  std::vector<std::vector<std::uint8_t>> payloads(blocks);
+  parallel_blocks(blocks, threads, [&](std::size_t b, Workspace& ws) {
+    compress_block(config, in.subspan(b * block_bytes, std::min(block_bytes, in.size() - b * block_bytes)), layout.blocks[b],
+                   payloads[b], ws);
+  });
+  return pipeline::assemble(std::move(layout), payloads);
+}
+
+std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> file, unsigned threads) {
+  const pipeline::Layout layout = pipeline::parse(file);
+  std::vector<std::uint8_t> out(layout.original_bytes);
+  parallel_blocks(layout.blocks.size(), threads, [&](std::size_t b, Workspace& ws) {
+    const BlockEntry& e = layout.blocks[b];
+    decompress_block(layout.config, e, file.subspan(e.payload_offset, e.payload_bytes), b,
+                     std::span(out).subspan(b * std::size_t{layout.block_bytes}, e.original_bytes), ws);
+  });
+  return out;
+}
+
+}  // namespace parcomp::cpu

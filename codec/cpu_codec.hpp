@@ -1,0 +1,61 @@
+// The CPU codec: the pipeline's two configurations on the host's cores, written for speed and
+// bit-identical to the GPU and to the serial oracle (reference/pipeline.hpp) block for block.
+//
+// Per block (one thread each, the workspace reused from block to block):
+//   forward BWT   libdivsufsort over the block rotated to its least rotation: for a primitive
+//                 block that rotation is a Lyndon word, whose rotations sort as its suffixes do,
+//                 so one suffix sort of n bytes replaces the oracle's sort of the doubled block
+//                 (2n); periodic blocks (equal rotations) take the oracle's way, so equal rotations
+//                 are ordered as the oracle and the GPU order them;
+//   MTF           search and shift in one pass (bzip2's);
+//   zero runs, multi-table code (fast), one table (paper): as the oracles, in preallocated buffers;
+//                 the tables' group costs packed four 16-bit lanes to a 64-bit word;
+//   coding        a 64-bit bit accumulator;
+// and back:
+//   decoding      a 12-bit lookup table per code table, longer codes by the canonical search;
+//   reverse MTF   one pass;
+//   reverse BWT   bzip2's packed array (next row << 8 | byte), walked from every start row of the
+//                 fast payload at once (eight independent walks in flight), from the primary row
+//                 alone for the paper payload.
+// Damage is a CorruptDataError naming the block, as the oracle reports it.
+#pragma once
+
+#include "container.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace parcomp::cpu {
+
+// A thread's working memory for one block at a time (grows to the largest block it saw).
+class Workspace {
+ public:
+  Workspace();
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  struct Buffers;
+  Buffers& buffers() { return *b_; }
+
+ private:
+  std::unique_ptr<Buffers> b_;
+};
+
+// One block: its index entry (original size, primary, CRC-32; the paper code lengths) and its
+// payload, as pipeline::assemble takes them.
+void compress_block(pipeline::Config config, std::span<const std::uint8_t> block, pipeline::BlockEntry& entry,
+                    std::vector<std::uint8_t>& payload, Workspace& ws);
+// One block back into `out` (entry.original_bytes bytes), its CRC-32 checked. `index` names the
+// block in errors.
+void decompress_block(pipeline::Config config, const pipeline::BlockEntry& entry, std::span<const std::uint8_t> payload,
+                      std::size_t index, std::span<std::uint8_t> out, Workspace& ws);
+
+// Whole version-2 containers on `threads` threads (0: all hardware threads).
+std::vector<std::uint8_t> compress(pipeline::Config config, std::span<const std::uint8_t> in, std::size_t block_bytes,
+                                   unsigned threads = 0);
+std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> file, unsigned threads = 0);
+
+}  // namespace parcomp::cpu
