@@ -1,22 +1,36 @@
-// parcomp: compress or decompress a file with the GPU pipeline (or the CPU reference).
+// parcomp: compress and decompress files with the papers' pipeline on every CPU core and GPU of
+// the host (the streaming engine, codec/engine.hpp). The habits of gzip, bzip2 and zstd:
 //
-//   parcomp [--config paper|fast] [--block BYTES] [-o OUT] [--verbose] [--cpu] [-f] FILE
-//   parcomp -d [-o OUT] [--verbose] [--cpu] [-f] FILE.pcmp
+//   parcomp [OPTIONS] [FILE...]        compress each FILE to FILE.pcmp (the input is kept)
+//   parcomp -d [OPTIONS] [FILE...]     decompress FILE.pcmp to FILE (FILE.out without the suffix)
+//   parcomp -t FILE...                 test: decompress and check, write nothing
+//   ... | parcomp | ...                no FILE, or "-": standard input to standard output
 //
-// Compression writes FILE.pcmp unless -o; decompression strips .pcmp (or writes FILE.out).
-// --cpu uses the serial reference pipeline (either configuration).
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device.hpp"
+// Exit status as bzip2's: 0 done; 1 an environment problem (usage, a missing, unreadable or
+// existing file, an I/O error, no GPU for --gpu); 2 a corrupt or truncated compressed file;
+// 3 an internal error. Several files: each is tried, the status is the worst.
+// A partial output file is never left behind: output goes to a temporary file beside the target,
+// renamed into place when complete, removed on any error or signal.
+#include "codec/common/errors.hpp"
 #include "codec/container.hpp"
-#include "codec/gpu_pipeline.hpp"
-#include "reference/pipeline.hpp"
+#include "codec/engine.hpp"
+#include "codec/gpu_warmup.hpp"
+#include "kernels/common/cuda_check.hpp"
 
-#include <chrono>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace {
@@ -24,116 +38,393 @@ namespace {
 using namespace parcomp;
 namespace fs = std::filesystem;
 
-int usage(int rc) {
-  std::fprintf(rc == 0 ? stdout : stderr,
-               "usage: parcomp [--config paper|fast] [--block BYTES] [-o OUT] [--verbose] [--cpu] [-f] FILE\n"
-               "       parcomp -d [-o OUT] [--verbose] [--cpu] [-f] FILE.pcmp\n"
-               "Compresses FILE in blocks (default 1 MiB) with BWT, MTF and Huffman on the GPU into FILE.pcmp;\n"
-               "-d decompresses. --cpu: the serial reference pipeline. --verbose: sizes and stage timings.\n");
-  return rc;
+constexpr const char* kSuffix = ".pcmp";
+constexpr const char* kVersion = "parcomp 0.2.0 (stream format 3; reads containers of version 2)";
+
+enum Exit { kOk = 0, kEnvironment = 1, kCorrupt = 2, kInternal = 3 };
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct EnvironmentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: parcomp [-z|-d|-t] [-c] [-f] [-k|--rm] [-q|-v] [--progress] [-o OUT] [FILE...]\n"
+               "Compresses each FILE to FILE%s (decompresses with -d, tests with -t), on every CPU core and GPU.\n"
+               "With no FILE, or FILE \"-\", reads standard input and writes standard output.\n"
+               "\n"
+               "  -z, --compress      compress (the default)\n"
+               "  -d, --decompress    decompress (streams of this version, and version-2 containers)\n"
+               "  -t, --test          decompress and check every block and the stream, write nothing\n"
+               "  -c, --stdout        write to standard output\n"
+               "  -o, --output FILE   write to FILE (one input)\n"
+               "  -f, --force         overwrite existing output; write compressed data to a terminal\n"
+               "  -k, --keep          keep the input files (the default)\n"
+               "      --rm            remove each input file after its output is complete\n"
+               "  -q, --quiet         no messages but errors\n"
+               "  -v, --verbose       sizes, ratio, rate and what ran where, per file\n"
+               "      --progress      a progress line on standard error (the default when it is a terminal)\n"
+               "      --no-progress   none\n"
+               "      --config C      paper (the thesis's kernels) or fast (ours, the default)\n"
+               "      --block BYTES   block size (default 1M; K and M suffixes are powers of 1024)\n"
+               "      --cpu           CPU workers only\n"
+               "      --gpu           GPU workers only (an error without a GPU)\n"
+               "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
+               "      --threads N     CPU workers (default: one per hardware thread)\n"
+               "  -h, --help          this text\n"
+               "  -V, --version       the version\n"
+               "Exit status: 0 done, 1 an environment problem, 2 a corrupt input, 3 an internal error.\n",
+               kSuffix);
 }
 
-std::vector<std::uint8_t> read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open " + p.string());
-  std::vector<std::uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return v;
-}
-
-void write_file(const fs::path& p, const std::vector<std::uint8_t>& v, bool force) {
-  if (fs::exists(p) && !force) throw std::runtime_error(p.string() + " exists (use -f to overwrite)");
-  const fs::path tmp = p.string() + ".partial";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
-    if (!f) throw std::runtime_error("write failed: " + tmp.string());
+std::size_t parse_size(const std::string& s) {
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (const std::exception&) {
+    throw UsageError("not a size: " + s);
   }
-  fs::rename(tmp, p);
+  std::string unit = s.substr(pos);
+  std::transform(unit.begin(), unit.end(), unit.begin(), ::tolower);
+  if (unit == "k" || unit == "ki" || unit == "kib") v <<= 10;
+  else if (unit == "m" || unit == "mi" || unit == "mib") v <<= 20;
+  else if (!unit.empty()) throw UsageError("not a size: " + s);
+  return static_cast<std::size_t>(v);
 }
 
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+struct Cli {
+  enum class Mode { compress, decompress, test } mode = Mode::compress;
+  bool to_stdout = false, force = false, remove_input = false, quiet = false, verbose = false;
+  int progress = -1;  // -1: when standard error is a terminal
+  std::string output;
+  std::vector<std::string> files;
+  engine::Options engine;
+};
+
+Cli parse_args(int argc, char** argv) {
+  Cli c;
+  bool options_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (options_done || a == "-" || a.empty() || a[0] != '-') {
+      c.files.push_back(a);
+      continue;
+    }
+    if (a == "--") options_done = true;
+    else if (a == "--compress") c.mode = Cli::Mode::compress;
+    else if (a == "--decompress" || a == "--uncompress") c.mode = Cli::Mode::decompress;
+    else if (a == "--test") c.mode = Cli::Mode::test;
+    else if (a == "--stdout") c.to_stdout = true;
+    else if (a == "--force") c.force = true;
+    else if (a == "--keep") c.remove_input = false;
+    else if (a == "--rm") c.remove_input = true;
+    else if (a == "--quiet") c.quiet = true;
+    else if (a == "--verbose") c.verbose = true;
+    else if (a == "--progress") c.progress = 1;
+    else if (a == "--no-progress") c.progress = 0;
+    else if (a == "-o" || a == "--output") c.output = value();
+    else if (a == "--config") {
+      const std::string v = value();
+      if (v == "paper") c.engine.config = pipeline::Config::paper;
+      else if (v == "fast") c.engine.config = pipeline::Config::fast;
+      else throw UsageError("--config must be paper or fast, not " + v);
+    } else if (a == "--block") c.engine.block_bytes = parse_size(value());
+    else if (a == "--cpu") c.engine.use_gpus = false;
+    else if (a == "--gpu") {
+      c.engine.require_gpu = true;
+      c.engine.cpu_threads = 0;
+    } else if (a == "--devices") {
+      const std::string v = value();
+      std::size_t at = 0;
+      while (at <= v.size()) {
+        const std::size_t comma = std::min(v.find(',', at), v.size());
+        try {
+          c.engine.devices.push_back(std::stoi(v.substr(at, comma - at)));
+        } catch (const std::exception&) {
+          throw UsageError("--devices takes numbers separated by commas, not " + v);
+        }
+        at = comma + 1;
+      }
+    } else if (a == "--threads") {
+      try {
+        c.engine.cpu_threads = std::stoi(value());
+      } catch (const std::exception&) {
+        throw UsageError("--threads takes a number");
+      }
+      if (c.engine.cpu_threads < 0) throw UsageError("--threads takes a number >= 0");
+    } else if (a == "-h" || a == "--help") {
+      usage(stdout);
+      std::exit(kOk);
+    } else if (a == "-V" || a == "--version") {
+      std::printf("%s\n", kVersion);
+      std::exit(kOk);
+    } else if (a.size() >= 2 && a[1] != '-') {  // combined short flags: -dc, -kv
+      for (std::size_t k = 1; k < a.size(); ++k) {
+        switch (a[k]) {
+          case 'z': c.mode = Cli::Mode::compress; break;
+          case 'd': c.mode = Cli::Mode::decompress; break;
+          case 't': c.mode = Cli::Mode::test; break;
+          case 'c': c.to_stdout = true; break;
+          case 'f': c.force = true; break;
+          case 'k': c.remove_input = false; break;
+          case 'q': c.quiet = true; break;
+          case 'v': c.verbose = true; break;
+          case 'o':
+            if (k + 1 != a.size()) throw UsageError("-o takes a value: -o FILE");
+            c.output = value();
+            break;
+          default: throw UsageError(std::string("unknown option -") + a[k]);
+        }
+      }
+    } else {
+      throw UsageError("unknown option " + a);
+    }
+  }
+  if (c.files.empty()) c.files.push_back("-");
+  if (!c.output.empty() && c.files.size() > 1) throw UsageError("-o takes one input file");
+  if (!c.output.empty() && c.to_stdout) throw UsageError("-o and -c both name the output");
+  if (c.engine.require_gpu && !c.engine.use_gpus) throw UsageError("--cpu and --gpu exclude each other");
+  return c;
+}
+
+// ---- files --------------------------------------------------------------------------------------
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+class FdSource : public engine::Source {
+ public:
+  FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    for (;;) {
+      const ssize_t r = ::read(fd_, buf, max);
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno == EINTR) continue;
+      throw EnvironmentError("read failed: " + name_ + ": " + errno_text(errno));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string name_;
+};
+
+class FdSink : public engine::Sink {
+ public:
+  FdSink(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  void write(const std::uint8_t* buf, std::size_t n) override {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, buf, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        throw EnvironmentError("write failed: " + name_ + ": " + (errno == EPIPE ? "the reader closed the pipe" : errno_text(errno)));
+      }
+      buf += w;
+      n -= static_cast<std::size_t>(w);
+    }
+  }
+
+ private:
+  int fd_;
+  std::string name_;
+};
+
+class NullSink : public engine::Sink {
+ public:
+  void write(const std::uint8_t*, std::size_t) override {}
+};
+
+// The temporary output of the file being written, removed on any error and on a signal.
+char g_partial[4096] = {0};
+
+void on_signal(int sig) {
+  if (g_partial[0] != '\0') ::unlink(g_partial);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+class PartialFile {
+ public:
+  explicit PartialFile(const fs::path& target) : target_(target) {
+    tmp_ = target.string() + ".parcomp-partial-" + std::to_string(::getpid());
+    if (tmp_.size() >= sizeof g_partial) throw EnvironmentError("output path too long: " + target.string());
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw EnvironmentError("cannot create " + tmp_ + ": " + errno_text(errno));
+    std::strcpy(g_partial, tmp_.c_str());
+  }
+  ~PartialFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(tmp_.c_str());
+    g_partial[0] = '\0';
+  }
+  int fd() const { return fd_; }
+  void commit() {
+    if (::close(fd_) != 0) {
+      fd_ = -1;
+      throw EnvironmentError("write failed: " + tmp_ + ": " + errno_text(errno));
+    }
+    fd_ = -1;
+    if (::rename(tmp_.c_str(), target_.c_str()) != 0) throw EnvironmentError("cannot rename to " + target_.string() + ": " + errno_text(errno));
+    committed_ = true;
+  }
+
+ private:
+  fs::path target_;
+  std::string tmp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+std::string human(double bytes) {
+  char buf[32];
+  if (bytes >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
+  else if (bytes >= 1e6) std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1e6);
+  else if (bytes >= 1e3) std::snprintf(buf, sizeof buf, "%.1f kB", bytes / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  return buf;
+}
+
+// One file (or standard input): returns its exit status, messages on stderr.
+int process(const Cli& cli, const std::string& file, bool progress_on) {
+  const bool from_stdin = file == "-";
+  const std::string name = from_stdin ? "(stdin)" : file;
+  try {
+    // Everything that can be refused is checked before any work.
+    int in_fd = STDIN_FILENO;
+    std::uint64_t in_size = 0;
+    if (!from_stdin) {
+      struct stat st {};
+      if (::stat(file.c_str(), &st) != 0) throw EnvironmentError("cannot open " + file + ": " + errno_text(errno));
+      if (S_ISDIR(st.st_mode)) throw EnvironmentError(file + " is a directory");
+      if (!S_ISREG(st.st_mode) && !cli.force)
+        throw EnvironmentError(file + " is not a regular file (use -f to read it anyway)");
+      in_size = static_cast<std::uint64_t>(st.st_size);
+      in_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+      if (in_fd < 0) throw EnvironmentError("cannot open " + file + ": " + errno_text(errno));
+    }
+    struct CloseFd {
+      int fd;
+      ~CloseFd() {
+        if (fd != STDIN_FILENO) ::close(fd);
+      }
+    } closer{in_fd};
+    const bool test = cli.mode == Cli::Mode::test;
+    const bool decompress = cli.mode != Cli::Mode::compress;
+    const bool to_stdout = !test && (cli.to_stdout || (from_stdin && cli.output.empty()));
+    fs::path target;
+    if (!test && !to_stdout) {
+      if (!cli.output.empty()) {
+        target = cli.output;
+      } else if (!decompress) {
+        target = file + kSuffix;
+      } else {
+        const fs::path p(file);
+        target = p.extension() == kSuffix ? fs::path(p).replace_extension() : fs::path(file + ".out");
+      }
+      std::error_code ec;
+      if (fs::exists(target, ec) && !cli.force) throw EnvironmentError(target.string() + " exists (use -f to overwrite)");
+      if (!from_stdin && fs::equivalent(file, target, ec)) throw EnvironmentError("the output would overwrite the input " + file);
+    }
+    if (to_stdout && !decompress && ::isatty(STDOUT_FILENO) && !cli.force)
+      throw EnvironmentError("compressed data not written to a terminal (use -f to force, -h for help)");
+
+    engine::Options options = cli.engine;
+    if (cli.verbose && !cli.quiet) options.on_note = [&](const std::string& s) { std::fprintf(stderr, "parcomp: %s: %s\n", name.c_str(), s.c_str()); };
+    if (progress_on) {
+      options.on_progress = [&, in_size](const engine::Progress& p) {
+        const double rate = p.seconds > 0 ? static_cast<double>(decompress ? p.bytes_out : p.bytes_in) / p.seconds : 0;
+        std::string left;
+        if (in_size > 0 && p.seconds > 0.5 && p.bytes_in > 0 && p.bytes_in < in_size) {
+          const double secs = static_cast<double>(in_size - p.bytes_in) / (static_cast<double>(p.bytes_in) / p.seconds);
+          left = ", " + std::to_string(static_cast<long>(secs + 0.5)) + " s left";
+        }
+        std::fprintf(stderr, "\rparcomp: %s: %s in, %s out, %s/s%s   ", name.c_str(), human(static_cast<double>(p.bytes_in)).c_str(),
+                     human(static_cast<double>(p.bytes_out)).c_str(), human(rate).c_str(), left.c_str());
+      };
+    }
+    FdSource source(in_fd, name);
+    std::optional<PartialFile> partial;
+    std::optional<FdSink> sink;
+    NullSink null;
+    if (!test) {
+      if (to_stdout) {
+        sink.emplace(STDOUT_FILENO, "(stdout)");
+      } else {
+        partial.emplace(target);
+        sink.emplace(partial->fd(), target.string());
+      }
+    }
+    engine::Sink& out = test ? static_cast<engine::Sink&>(null) : *sink;
+    const engine::Stats st = decompress ? engine::decompress(source, out, options) : engine::compress(source, out, options);
+    if (partial) partial->commit();
+    if (progress_on) std::fprintf(stderr, "\r\033[K");
+    if (cli.remove_input && !from_stdin && !test) {
+      std::error_code ec;
+      fs::remove(file, ec);
+      if (ec) throw EnvironmentError("cannot remove " + file + ": " + ec.message());
+    }
+    if (test && !cli.quiet) std::fprintf(stderr, "parcomp: %s: ok\n", name.c_str());
+    if (cli.verbose && !cli.quiet) {
+      const double raw = static_cast<double>(st.original_bytes), packed = static_cast<double>(st.compressed_bytes);
+      std::fprintf(stderr,
+                   "parcomp: %s: %s -> %s (ratio %.4f) in %.3f s, %s/s of uncompressed data; %llu blocks, %llu on %zu GPU(s), "
+                   "%u CPU workers%s\n",
+                   name.c_str(), human(decompress ? packed : raw).c_str(), human(decompress ? raw : packed).c_str(),
+                   raw > 0 ? packed / raw : 0.0, st.seconds, human(st.seconds > 0 ? raw / st.seconds : 0).c_str(),
+                   static_cast<unsigned long long>(st.blocks), static_cast<unsigned long long>(st.gpu_blocks), st.gpus.size(),
+                   st.cpu_workers,
+                   st.first_gpu_ready_s >= 0 ? (", first GPU ready after " + std::to_string(st.first_gpu_ready_s) + " s").c_str() : "");
+    }
+    return kOk;
+  } catch (const CorruptDataError& e) {
+    if (progress_on) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "parcomp: %s: corrupt input: %s\n", name.c_str(), e.what());
+    return kCorrupt;
+  } catch (const EnvironmentError& e) {
+    if (progress_on) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "parcomp: %s\n", e.what());
+    return kEnvironment;
+  } catch (const ContractError& e) {
+    std::fprintf(stderr, "parcomp: %s: %s\n", name.c_str(), e.what());
+    return kEnvironment;
+  } catch (const CudaError& e) {
+    std::fprintf(stderr, "parcomp: %s: GPU error: %s\n", name.c_str(), e.what());
+    return kEnvironment;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "parcomp: %s: out of memory\n", name.c_str());
+    return kEnvironment;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "parcomp: %s: internal error: %s\n", name.c_str(), e.what());
+    return kInternal;
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool decompress = false, verbose = false, cpu = false, force = false;
-  pipeline::Config config = pipeline::Config::fast;
-  std::size_t block = std::size_t{1} << 20;
-  std::string out, in;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (a == "-d" || a == "--decompress") decompress = true;
-      else if (a == "-o") out = value();
-      else if (a == "--verbose" || a == "-v") verbose = true;
-      else if (a == "--cpu") cpu = true;
-      else if (a == "-f") force = true;
-      else if (a == "--block") block = std::stoull(value());
-      else if (a == "--config") {
-        const std::string c = value();
-        if (c == "paper") config = pipeline::Config::paper;
-        else if (c == "fast") config = pipeline::Config::fast;
-        else throw std::invalid_argument("--config must be paper or fast");
-      } else if (a == "-h" || a == "--help") return usage(0);
-      else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
-      else if (in.empty()) in = a;
-      else throw std::invalid_argument("one input file only");
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "parcomp: %s\n", e.what());
-      return usage(2);
-    }
-  }
-  if (in.empty()) return usage(2);
-  if (out.empty()) {
-    if (!decompress) out = in + ".pcmp";
-    else out = fs::path(in).extension() == ".pcmp" ? fs::path(in).replace_extension().string() : in + ".out";
-  }
+  Cli cli;
   try {
-    if (!cpu && cuda_device_count() == 0)
-      throw std::runtime_error("no CUDA device (" + cuda_unavailable_reason() + "); --cpu runs the reference pipeline");
-    auto t0 = std::chrono::steady_clock::now();
-    const auto data = read_file(in);
-    if (verbose) std::fprintf(stderr, "parcomp: read %s (%zu bytes) in %.3f s\n", in.c_str(), data.size(), since(t0));
-    t0 = std::chrono::steady_clock::now();
-    std::vector<std::uint8_t> result;
-    pipeline::StageTimes st;
-    if (!decompress) {
-      if (verbose || data.size() > (std::size_t{64} << 20))
-        std::fprintf(stderr, "parcomp: compressing %zu blocks (%s, %s)...\n", (data.size() + block - 1) / block,
-                     cpu ? "CPU reference" : "GPU", pipeline::config_name(config).c_str());
-      if (cpu) {
-        result = reference::pipeline_compress(data, block, 0, config);
-      } else {
-        result = pipeline::compress_gpu(config, data, block, &st);
-      }
-    } else {
-      if (verbose || data.size() > (std::size_t{16} << 20)) std::fprintf(stderr, "parcomp: decompressing...\n");
-      result = cpu ? reference::pipeline_decompress(data) : pipeline::decompress_gpu(data, &st);
-    }
-    const double seconds = since(t0);
-    write_file(out, result, force);
-    if (verbose) {
-      const double raw = static_cast<double>(decompress ? result.size() : data.size());
-      std::fprintf(stderr, "parcomp: wrote %s (%zu bytes, ratio %.4f) in %.3f s (%.1f MB/s of uncompressed data)\n",
-                   out.c_str(), result.size(), decompress ? static_cast<double>(data.size()) / raw : static_cast<double>(result.size()) / raw,
-                   seconds, raw / seconds / 1e6);
-      if (!cpu)
-        std::fprintf(stderr, "parcomp: GPU stages: BWT %.3f ms, MTF %.3f ms, zero runs %.3f ms, Huffman %.3f ms\n",
-                     st.bwt * 1e3, st.mtf * 1e3, st.zrle * 1e3, st.huffman * 1e3);
-    }
-  } catch (const CorruptDataError& e) {
-    std::fprintf(stderr, "parcomp: %s: %s\n", in.c_str(), e.what());
-    return 1;
-  } catch (const std::exception& e) {
+    cli = parse_args(argc, argv);
+  } catch (const UsageError& e) {
     std::fprintf(stderr, "parcomp: %s\n", e.what());
-    return 1;
+    usage(stderr);
+    return kEnvironment;
   }
-  return 0;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error, reported
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  if (cli.engine.use_gpus) gpu_warmup::start();  // CUDA starts while the first blocks are read
+  const bool progress_on = !cli.quiet && (cli.progress == 1 || (cli.progress == -1 && ::isatty(STDERR_FILENO)));
+  int status = kOk;
+  for (const auto& f : cli.files) status = std::max(status, process(cli, f, progress_on));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Leave without destroying a CUDA runtime that may still be starting (gpu_warmup.hpp).
+  std::_Exit(status);
 }

@@ -1,0 +1,719 @@
+// The streaming engine. See engine.hpp.
+#include "engine.hpp"
+
+#include "codec/common/crc32.hpp"
+#include "codec/common/errors.hpp"
+#include "cpu_codec.hpp"
+#include "gpu_pipeline.hpp"
+#include "gpu_warmup.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device.hpp"
+#include "kernels/common/nvtx.hpp"
+#include "stream_format.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace parcomp::engine {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Bytes = std::vector<std::uint8_t>;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Reads exactly n bytes unless the input ends first; returns how many it got.
+std::size_t read_full(Source& in, std::uint8_t* buf, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    const std::size_t r = in.read(buf + got, n - got);
+    if (r == 0) break;
+    got += r;
+  }
+  return got;
+}
+
+// What every worker of a job shares: the queue of claimed-by-nobody items, the results, the stop
+// flag and the first error.
+template <typename Item, typename Result>
+class Job {
+ public:
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<Item> pending;
+  std::map<std::uint64_t, Result> done;  // by first block
+  bool input_done = false, stop = false;
+  std::exception_ptr error;
+  std::uint64_t read_blocks = 0, written_blocks = 0;
+  std::size_t cap = 0;
+  unsigned workers_running = 0;
+
+  void fail(std::exception_ptr e) {
+    const std::lock_guard lock(m);
+    if (!error) error = e;
+    stop = true;
+    cv.notify_all();
+  }
+  // Up to `max` consecutive items from the front. A GPU (wait_full) waits for a full batch while
+  // the input is still coming. Empty: nothing left (or stopped).
+  std::vector<Item> claim(std::size_t max, bool wait_full) {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] {
+      return stop || (input_done && pending.empty()) || (!pending.empty() && (!wait_full || pending.size() >= max || input_done));
+    });
+    std::vector<Item> out;
+    if (stop) return out;
+    while (!pending.empty() && out.size() < max) {
+      out.push_back(std::move(pending.front()));
+      pending.pop_front();
+    }
+    cv.notify_all();
+    return out;
+  }
+  void publish(std::uint64_t first, Result r) {
+    const std::lock_guard lock(m);
+    done.emplace(first, std::move(r));
+    cv.notify_all();
+  }
+  // The reader's flow control: wait while too many blocks are read and not yet written.
+  bool wait_for_room() {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return stop || read_blocks - written_blocks < cap; });
+    return !stop;
+  }
+  void push(Item item) {
+    const std::lock_guard lock(m);
+    pending.push_back(std::move(item));
+    ++read_blocks;
+    cv.notify_all();
+  }
+  void finish_input() {
+    const std::lock_guard lock(m);
+    input_done = true;
+    cv.notify_all();
+  }
+  void worker_exit() {
+    const std::lock_guard lock(m);
+    --workers_running;
+    cv.notify_all();
+  }
+};
+
+// Runs the job's threads: the reader, cpu workers, one thread per GPU (which first makes its
+// context, then works), and the writer (this thread). Joins them all; rethrows the first error.
+template <typename J>
+void run_threads(J& job, const Options& o, unsigned cpu_workers, const std::function<void()>& reader,
+                 const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,
+                 const std::function<void()>& writer) {
+  std::vector<std::thread> threads;
+  auto guarded = [&job](const std::function<void()>& f) {
+    return [&job, f] {
+      try {
+        f();
+      } catch (...) {
+        job.fail(std::current_exception());
+      }
+    };
+  };
+  {
+    const std::lock_guard lock(job.m);
+    job.workers_running = cpu_workers + (o.use_gpus ? 1u : 0u);
+  }
+  threads.emplace_back(guarded(reader));
+  for (unsigned i = 0; i < cpu_workers; ++i)
+    threads.emplace_back(guarded([&job, &cpu_worker] {
+      cpu_worker();
+      job.worker_exit();
+    }));
+  if (o.use_gpus)
+    threads.emplace_back(guarded([&job, &gpu_manager] {
+      gpu_manager();
+      job.worker_exit();
+    }));
+  try {
+    writer();
+  } catch (...) {
+    job.fail(std::current_exception());
+  }
+  for (auto& t : threads) t.join();
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+bool gpu_block_size_ok(std::size_t block) { return block % 16 == 0 && block <= (std::size_t{1} << 24); }
+
+unsigned cpu_worker_count(const Options& o) {
+  if (o.cpu_threads >= 0) return static_cast<unsigned>(o.cpu_threads);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::size_t flight_cap(const Options& o, unsigned cpu_workers) {
+  if (o.max_blocks_in_flight != 0) return o.max_blocks_in_flight;
+  const std::size_t gpus = o.use_gpus ? std::max<std::size_t>(o.devices.size(), 1) : 0;
+  return std::max<std::size_t>(2 * gpus * o.gpu_batch_blocks + 4 * cpu_workers, 4);
+}
+
+void note(const Options& o, const std::string& what) {
+  if (o.on_note) o.on_note(what);
+}
+
+// The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
+// first, then runs work(device) on a thread per ready device (the options' devices, or all).
+template <typename J>
+void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
+                 const std::function<void(int)>& work) {
+  gpu_warmup::start();
+  gpu_warmup::State w;
+  for (;;) {
+    w = gpu_warmup::poll();
+    if (w.done) break;
+    std::unique_lock lock(job.m);
+    if (job.stop || (job.input_done && job.pending.empty())) {
+      if (o.require_gpu && !job.stop) {
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;  // --gpu: the work waits for the GPU
+      }
+      note(o, "GPUs not used: the input ended before CUDA was ready");
+      return;
+    }
+    job.cv.wait_for(lock, std::chrono::milliseconds(5));
+  }
+  std::vector<int> devices;
+  for (const int d : w.ready)
+    if (o.devices.empty() || std::find(o.devices.begin(), o.devices.end(), d) != o.devices.end()) devices.push_back(d);
+  for (const int d : o.devices)
+    if (std::find(w.ready.begin(), w.ready.end(), d) == w.ready.end()) {
+      note(o, "GPU " + std::to_string(d) + " is not available");
+      if (o.require_gpu) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
+    }
+  if (devices.empty()) {
+    const std::string why = w.ready.empty() ? w.why_none : "none of the devices asked for";
+    note(o, "no GPU: " + why + "; the CPU workers do all the work");
+    if (o.require_gpu) throw ContractError("--gpu: " + why);
+    return;
+  }
+  {
+    const std::lock_guard lock(stats_m);
+    st.first_gpu_ready_s = since(t0);
+  }
+  note(o, std::to_string(devices.size()) + " GPU(s) ready after " + std::to_string(w.seconds) + " s of CUDA start-up");
+  std::vector<std::thread> threads;
+  for (const int d : devices)
+    threads.emplace_back([&job, &work, d] {
+      try {
+        PARCOMP_CUDA_CHECK(cudaSetDevice(d));
+        work(d);
+      } catch (...) {
+        job.fail(std::current_exception());
+      }
+    });
+  for (auto& t : threads) t.join();
+}
+
+// ---- compression ------------------------------------------------------------------------------
+
+struct InBlock {
+  std::uint64_t seq = 0;
+  Bytes bytes;
+};
+// A worker's result: consecutive blocks' index entries and payloads (the writer groups them into
+// frames of frame_blocks blocks, whoever compressed them: the stream's bytes do not depend on the
+// workers).
+struct Compressed {
+  std::vector<pipeline::BlockEntry> entries;
+  std::vector<Bytes> payloads;
+  bool gpu = false;
+};
+
+Compressed blocks_of(const Bytes& container, bool gpu) {
+  Compressed c;
+  const pipeline::Layout layout = pipeline::parse(container);
+  c.entries = layout.blocks;
+  for (const auto& e : layout.blocks) {
+    const auto p = std::span(container).subspan(e.payload_offset, e.payload_bytes);
+    c.payloads.emplace_back(p.begin(), p.end());
+  }
+  c.gpu = gpu;
+  return c;
+}
+
+}  // namespace
+
+Stats compress(Source& in, Sink& out, const Options& o) {
+  PARCOMP_NVTX_RANGE("engine::compress");
+  const auto t0 = Clock::now();
+  if (o.block_bytes == 0 || o.block_bytes > (std::size_t{1} << 24))
+    throw ContractError("block size must be in 1 .. 16 MiB, got " + std::to_string(o.block_bytes));
+  const unsigned cpu_workers = cpu_worker_count(o);
+  if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");
+  Job<InBlock, Compressed> job;
+  job.cap = flight_cap(o, cpu_workers);
+  Stats st;
+  st.cpu_workers = cpu_workers;
+  std::mutex stats_m;
+  std::uint64_t bytes_in = 0;
+  const bool gpu_ok = gpu_block_size_ok(o.block_bytes);
+
+  auto reader = [&] {
+    for (std::uint64_t seq = 0;; ++seq) {
+      if (!job.wait_for_room()) return;
+      InBlock b;
+      b.seq = seq;
+      b.bytes.resize(o.block_bytes);
+      const std::size_t got = read_full(in, b.bytes.data(), o.block_bytes);
+      if (got == 0) break;
+      b.bytes.resize(got);
+      {
+        const std::lock_guard lock(stats_m);
+        bytes_in += got;
+      }
+      job.push(std::move(b));
+      if (got < o.block_bytes) break;
+    }
+    job.finish_input();
+  };
+  auto cpu_worker = [&] {
+    cpu::Workspace ws;
+    for (;;) {
+      auto items = job.claim(1, false);
+      if (items.empty()) return;
+      InBlock& b = items[0];
+      Compressed r;
+      r.entries.resize(1);
+      r.payloads.resize(1);
+      cpu::compress_block(o.config, b.bytes, r.entries[0], r.payloads[0], ws);
+      job.publish(b.seq, std::move(r));
+    }
+  };
+  auto gpu_work = [&](int d) {
+    std::optional<pipeline::GpuCompressor> c;
+    std::size_t c_bytes = 0;
+    cudaStream_t stream = nullptr;
+    PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
+    bool used = false;
+    for (;;) {
+      auto items = job.claim(o.gpu_batch_blocks, true);
+      if (items.empty()) break;
+      Bytes batch;
+      batch.reserve(items.size() * o.block_bytes);
+      for (const auto& b : items) batch.insert(batch.end(), b.bytes.begin(), b.bytes.end());
+      if (!c || c_bytes != batch.size()) {
+        c.reset();
+        c.emplace(o.config, batch.size(), o.block_bytes);
+        c_bytes = batch.size();
+      }
+      c->upload(batch, stream);
+      c->run(stream);
+      Compressed r = blocks_of(c->container(stream), true);
+      used = true;
+      std::size_t free_b = 0, total_b = 0;
+      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+        const std::lock_guard lock(stats_m);
+        st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
+      }
+      job.publish(items.front().seq, std::move(r));
+    }
+    if (used) {
+      const std::lock_guard lock(stats_m);
+      st.gpus.push_back(d);
+    }
+  };
+  auto gpu_manager = [&] {
+    if (!gpu_ok) {
+      note(o, "GPUs not used: the GPU pipeline takes block sizes that are multiples of 16 up to 16 MiB");
+      if (o.require_gpu) throw ContractError("--gpu: the GPU pipeline takes block sizes that are multiples of 16");
+      return;
+    }
+    manage_gpus(job, o, st, stats_m, t0, gpu_work);
+  };
+  auto writer = [&] {
+    const Bytes header = stream::encode_header({o.config, static_cast<std::uint32_t>(o.block_bytes)});
+    out.write(header.data(), header.size());
+    std::uint64_t offset = header.size(), original = 0;
+    std::uint32_t crc = 0;
+    std::vector<stream::IndexEntry> index;
+    auto last_progress = Clock::now();
+    pipeline::Layout frame;  // the frame being gathered
+    std::vector<Bytes> payloads;
+    auto flush_frame = [&] {
+      if (frame.blocks.empty()) return;
+      frame.config = o.config;
+      frame.block_bytes = static_cast<std::uint32_t>(o.block_bytes);
+      const std::uint32_t blocks = static_cast<std::uint32_t>(frame.blocks.size());
+      const std::uint64_t bytes = frame.original_bytes;
+      const Bytes body = pipeline::assemble(std::move(frame), payloads);
+      const Bytes fh = stream::encode_frame_header({blocks, bytes, body.size()});
+      index.push_back({offset, original});
+      out.write(fh.data(), fh.size());
+      out.write(body.data(), body.size());
+      offset += fh.size() + body.size();
+      original += bytes;
+      st.frames += 1;
+      frame = pipeline::Layout{};
+      payloads.clear();
+    };
+    for (;;) {
+      Compressed r;
+      {
+        std::unique_lock lock(job.m);
+        job.cv.wait(lock, [&] {
+          return job.stop || job.done.count(job.written_blocks) != 0 ||
+                 (job.input_done && job.pending.empty() && job.written_blocks == job.read_blocks) ||
+                 (job.workers_running == 0 && job.done.empty());
+        });
+        if (job.stop) return;
+        if (job.done.count(job.written_blocks) == 0) {
+          if (job.input_done && job.written_blocks == job.read_blocks) break;
+          throw std::runtime_error("engine: every worker stopped with blocks left (no CPU worker, and no GPU could start)");
+        }
+        auto it = job.done.find(job.written_blocks);
+        r = std::move(it->second);
+        job.done.erase(it);
+      }
+      for (std::size_t i = 0; i < r.entries.size(); ++i) {
+        crc = crc32_combine(crc, r.entries[i].crc, r.entries[i].original_bytes);
+        frame.original_bytes += r.entries[i].original_bytes;
+        frame.blocks.push_back(r.entries[i]);
+        payloads.push_back(std::move(r.payloads[i]));
+        if (frame.blocks.size() == o.frame_blocks) flush_frame();
+      }
+      {
+        const std::lock_guard lock(job.m);
+        job.written_blocks += r.entries.size();
+        job.cv.notify_all();
+      }
+      st.blocks += r.entries.size();
+      if (r.gpu) st.gpu_blocks += r.entries.size();
+      if (o.on_progress && since(last_progress) >= 0.25) {
+        last_progress = Clock::now();
+        const std::lock_guard lock(stats_m);
+        o.on_progress({bytes_in, offset, since(t0)});
+      }
+    }
+    flush_frame();
+    const Bytes idx = stream::encode_index(index);
+    const std::uint64_t index_offset = offset;
+    out.write(idx.data(), idx.size());
+    offset += idx.size();
+    const Bytes end = stream::encode_end({crc, st.frames, original, index_offset});
+    out.write(end.data(), end.size());
+    offset += end.size();
+    st.original_bytes = original;
+    st.compressed_bytes = offset;
+    if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
+  };
+  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
+  st.seconds = since(t0);
+  return st;
+}
+
+// ---- decompression ----------------------------------------------------------------------------
+
+namespace {
+
+struct OutBlock {
+  std::uint64_t seq = 0;  // the block's number in the stream
+  pipeline::Config config = pipeline::Config::fast;
+  std::uint32_t block_bytes = 0;
+  pipeline::BlockEntry entry;
+  std::shared_ptr<const Bytes> body;  // the frame's container
+  std::uint64_t frame = 0, frame_offset = 0;
+};
+struct Decoded {
+  std::uint32_t blocks = 0;
+  Bytes bytes;
+  bool gpu = false;
+};
+
+std::string where(const OutBlock& b) {
+  return "stream offset " + std::to_string(b.frame_offset) + " (frame " + std::to_string(b.frame) + ", block " +
+         std::to_string(b.seq) + "): ";
+}
+
+}  // namespace
+
+Stats decompress(Source& in, Sink& out, const Options& o) {
+  PARCOMP_NVTX_RANGE("engine::decompress");
+  const auto t0 = Clock::now();
+  const unsigned cpu_workers = cpu_worker_count(o);
+  if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");
+  Job<OutBlock, Decoded> job;
+  job.cap = flight_cap(o, cpu_workers);
+  Stats st;
+  st.cpu_workers = cpu_workers;
+  std::mutex stats_m;
+  std::uint64_t bytes_in = 0;
+  std::uint32_t stream_block_bytes = 0;  // set by the reader before any block is pushed
+
+  auto enqueue_container = [&](std::shared_ptr<const Bytes> body, const pipeline::Layout& layout, std::uint64_t& seq,
+                               std::uint64_t frame, std::uint64_t offset) {
+    for (const auto& e : layout.blocks) {
+      if (!job.wait_for_room()) return false;
+      OutBlock b;
+      b.seq = seq++;
+      b.config = layout.config;
+      b.block_bytes = layout.block_bytes;
+      b.entry = e;
+      b.body = body;
+      b.frame = frame;
+      b.frame_offset = offset;
+      job.push(std::move(b));
+    }
+    return true;
+  };
+  auto reader = [&] {
+    std::uint8_t magic[4];
+    std::uint64_t at = read_full(in, magic, 4);
+    const stream::Kind kind = stream::kind_of({magic, at});
+    if (at == 0) throw CorruptDataError("empty input: not a parcomp file");
+    if (kind == stream::Kind::unknown) throw CorruptDataError("not a parcomp file (no parcomp magic at the start)");
+    std::uint64_t seq = 0;
+    if (kind == stream::Kind::container_v2) {
+      // Version 2: one container whose index comes first; read whole (the format's limit).
+      auto file = std::make_shared<Bytes>(magic, magic + 4);
+      std::uint8_t buf[1 << 16];
+      for (std::size_t r; (r = in.read(buf, sizeof buf)) != 0;) file->insert(file->end(), buf, buf + r);
+      {
+        const std::lock_guard lock(stats_m);
+        bytes_in = file->size();
+      }
+      const pipeline::Layout layout = pipeline::parse(*file);
+      stream_block_bytes = layout.block_bytes;
+      enqueue_container(file, layout, seq, 0, 0);
+      job.finish_input();
+      return;
+    }
+    Bytes head(stream::kHeaderBytes);
+    std::copy(magic, magic + 4, head.begin());
+    at += read_full(in, head.data() + 4, stream::kHeaderBytes - 4);
+    const stream::Header h = stream::decode_header(head);
+    stream_block_bytes = h.block_bytes;
+    std::uint64_t frames = 0, original = 0;
+    std::uint32_t crc = 0;
+    bool partial_frame_seen = false;
+    std::vector<stream::IndexEntry> seen_index;
+    std::optional<std::vector<stream::IndexEntry>> index;
+    std::uint64_t index_at = 0;
+    for (;;) {
+      const std::uint64_t here = at;
+      const std::size_t got = read_full(in, magic, 4);
+      at += got;
+      if (got < 4)
+        throw CorruptDataError("stream offset " + std::to_string(here) + ": truncated: the stream ends after " +
+                               std::to_string(frames) + " frames without its end marker");
+      const std::uint32_t m = stream::get_u32({magic, 4}, 0);
+      if (m == stream::kFrameMagic) {
+        if (index) throw CorruptDataError("stream offset " + std::to_string(here) + ": a frame after the index");
+        Bytes fh(stream::kFrameHeaderBytes);
+        std::copy(magic, magic + 4, fh.begin());
+        at += read_full(in, fh.data() + 4, fh.size() - 4);
+        const stream::FrameHeader f = stream::decode_frame_header(fh, here, frames, h);
+        if (partial_frame_seen)
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": frame " + std::to_string(frames) +
+                                 " follows a frame that ended with a short block");
+        auto body = std::make_shared<Bytes>(f.body_bytes);
+        const std::size_t body_got = read_full(in, body->data(), body->size());
+        at += body_got;
+        if (body_got < body->size())
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": frame " + std::to_string(frames) +
+                                 ": truncated (" + std::to_string(body_got) + " of " + std::to_string(f.body_bytes) + " bytes)");
+        pipeline::Layout layout;
+        try {
+          layout = pipeline::parse(*body);
+        } catch (const CorruptDataError& e) {
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": frame " + std::to_string(frames) +
+                                 " (first block " + std::to_string(seq) + "): " + e.what());
+        }
+        if (layout.config != h.config || layout.block_bytes != h.block_bytes || layout.blocks.size() != f.blocks ||
+            layout.original_bytes != f.original_bytes)
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": frame " + std::to_string(frames) +
+                                 ": its container does not match the frame header or the stream header");
+        partial_frame_seen = f.original_bytes != std::uint64_t{f.blocks} * h.block_bytes;
+        seen_index.push_back({here, original});
+        for (const auto& e : layout.blocks) crc = crc32_combine(crc, e.crc, e.original_bytes);
+        original += f.original_bytes;
+        {
+          const std::lock_guard lock(stats_m);
+          bytes_in = at;
+        }
+        if (!enqueue_container(body, layout, seq, frames, here)) return;
+        ++frames;
+      } else if (m == stream::kIndexMagic) {
+        if (index) throw CorruptDataError("stream offset " + std::to_string(here) + ": a second index");
+        Bytes ib(16);
+        std::copy(magic, magic + 4, ib.begin());
+        at += read_full(in, ib.data() + 4, 12);
+        const std::uint64_t n = stream::index_entries(ib, here);
+        if (n != frames)
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": index: " + std::to_string(n) + " entries for " +
+                                 std::to_string(frames) + " frames");
+        ib.resize(stream::index_bytes(n));
+        const std::size_t rest = read_full(in, ib.data() + 16, ib.size() - 16);
+        at += rest;
+        if (rest < ib.size() - 16) throw CorruptDataError("stream offset " + std::to_string(here) + ": index: truncated");
+        index = stream::decode_index(ib, here);
+        index_at = here;
+        for (std::size_t i = 0; i < n; ++i)
+          if ((*index)[i].stream_offset != seen_index[i].stream_offset || (*index)[i].original_offset != seen_index[i].original_offset)
+            throw CorruptDataError("stream offset " + std::to_string(here) + ": index entry " + std::to_string(i) +
+                                   " does not match frame " + std::to_string(i));
+      } else if (m == stream::kEndMagic) {
+        Bytes eb(stream::kEndBytes);
+        std::copy(magic, magic + 4, eb.begin());
+        at += read_full(in, eb.data() + 4, eb.size() - 4);
+        const stream::End e = stream::decode_end(eb, here);
+        if (e.frames != frames || e.original_bytes != original)
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": end marker: " + std::to_string(e.frames) +
+                                 " frames and " + std::to_string(e.original_bytes) + " bytes, the stream has " +
+                                 std::to_string(frames) + " and " + std::to_string(original));
+        if (e.crc != crc)
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": end marker: the stream's CRC-32 does not match its blocks'");
+        if (e.index_offset != (index ? index_at : 0))
+          throw CorruptDataError("stream offset " + std::to_string(here) + ": end marker: index offset " +
+                                 std::to_string(e.index_offset) + " does not match");
+        std::uint8_t extra;
+        if (in.read(&extra, 1) != 0)
+          throw CorruptDataError("stream offset " + std::to_string(at) + ": trailing bytes after the end marker");
+        {
+          const std::lock_guard lock(stats_m);
+          bytes_in = at;
+          st.compressed_bytes = at;
+        }
+        break;
+      } else {
+        throw CorruptDataError("stream offset " + std::to_string(here) + ": neither a frame, an index nor the end marker");
+      }
+    }
+    job.finish_input();
+  };
+  auto cpu_worker = [&] {
+    cpu::Workspace ws;
+    for (;;) {
+      auto items = job.claim(1, false);
+      if (items.empty()) return;
+      const OutBlock& b = items[0];
+      Decoded d;
+      d.blocks = 1;
+      d.bytes.resize(b.entry.original_bytes);
+      try {
+        cpu::decompress_block(b.config, b.entry, std::span(*b.body).subspan(b.entry.payload_offset, b.entry.payload_bytes),
+                              b.seq, d.bytes, ws);
+      } catch (const CorruptDataError& e) {
+        throw CorruptDataError(where(b) + e.what());
+      }
+      job.publish(b.seq, std::move(d));
+    }
+  };
+  auto gpu_work = [&](int d) {
+    cudaStream_t stream = nullptr;
+    PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
+    std::optional<pipeline::GpuDecompressor> dec;
+    bool used = false;
+    for (;;) {
+      // Blocks of a size the GPU pipeline takes (a multiple of 16): else the CPU decodes them all.
+      {
+        std::unique_lock lock(job.m);
+        job.cv.wait(lock, [&] { return job.stop || stream_block_bytes != 0 || job.input_done; });
+        if (job.stop || !gpu_block_size_ok(stream_block_bytes)) break;
+      }
+      auto items = job.claim(o.gpu_batch_blocks, true);
+      if (items.empty()) break;
+      pipeline::Layout layout;
+      layout.config = items.front().config;
+      layout.block_bytes = items.front().block_bytes;
+      std::vector<Bytes> payloads;
+      for (const auto& b : items) {
+        layout.blocks.push_back(b.entry);
+        layout.original_bytes += b.entry.original_bytes;
+        const auto p = std::span(*b.body).subspan(b.entry.payload_offset, b.entry.payload_bytes);
+        payloads.emplace_back(p.begin(), p.end());
+      }
+      const Bytes file = pipeline::assemble(std::move(layout), payloads);
+      Decoded out_block;
+      out_block.blocks = static_cast<std::uint32_t>(items.size());
+      out_block.gpu = true;
+      try {
+        if (!dec)
+          dec.emplace(file);
+        else
+          dec->reset(file);
+        dec->load(stream);
+        dec->run(stream);
+        out_block.bytes = dec->output(stream);
+      } catch (const CorruptDataError& e) {
+        throw CorruptDataError(where(items.front()) + "in blocks " + std::to_string(items.front().seq) + ".." +
+                               std::to_string(items.back().seq) + " (numbered from 0 there): " + e.what());
+      }
+      used = true;
+      job.publish(items.front().seq, std::move(out_block));
+    }
+    if (used) {
+      const std::lock_guard lock(stats_m);
+      st.gpus.push_back(d);
+    }
+  };
+  auto gpu_manager = [&] { manage_gpus(job, o, st, stats_m, t0, gpu_work); };
+  auto writer = [&] {
+    std::uint64_t written = 0;
+    auto last_progress = Clock::now();
+    for (;;) {
+      Decoded d;
+      {
+        std::unique_lock lock(job.m);
+        job.cv.wait(lock, [&] {
+          return job.stop || job.done.count(job.written_blocks) != 0 ||
+                 (job.input_done && job.pending.empty() && job.written_blocks == job.read_blocks) ||
+                 (job.workers_running == 0 && job.done.empty());
+        });
+        if (job.stop) return;
+        if (job.done.count(job.written_blocks) == 0) {
+          if (job.input_done && job.written_blocks == job.read_blocks) break;
+          throw std::runtime_error("engine: every worker stopped with blocks left (no CPU worker, and no GPU could start)");
+        }
+        auto it = job.done.find(job.written_blocks);
+        d = std::move(it->second);
+        job.done.erase(it);
+      }
+      out.write(d.bytes.data(), d.bytes.size());
+      written += d.bytes.size();
+      {
+        const std::lock_guard lock(job.m);
+        job.written_blocks += d.blocks;
+        job.cv.notify_all();
+      }
+      st.blocks += d.blocks;
+      if (d.gpu) st.gpu_blocks += d.blocks;
+      if (o.on_progress && since(last_progress) >= 0.25) {
+        last_progress = Clock::now();
+        const std::lock_guard lock(stats_m);
+        o.on_progress({bytes_in, written, since(t0)});
+      }
+    }
+    st.original_bytes = written;
+    if (o.on_progress) {
+      const std::lock_guard lock(stats_m);
+      o.on_progress({bytes_in, written, since(t0)});
+    }
+  };
+  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
+  {
+    const std::lock_guard lock(stats_m);
+    if (st.compressed_bytes == 0) st.compressed_bytes = bytes_in;
+  }
+  st.seconds = since(t0);
+  return st;
+}
+
+}  // namespace parcomp::engine

@@ -1,0 +1,79 @@
+// The streaming engine: compression and decompression of any input size with bounded memory, on
+// every CPU core and every GPU of the host at once (thesis future work 7: overlapping GPU
+// compression with the transfers).
+//
+// A reader thread cuts the input into blocks (block_bytes each, read with plain read() calls);
+// workers take them from the front of one queue: each CPU worker one block at a time (the CPU
+// codec, codec/cpu_codec.hpp), each GPU worker up to gpu_batch_blocks consecutive blocks at a
+// time (the GPU pipeline, codec/gpu_pipeline.hpp). CPU workers start at once; a GPU worker joins
+// when its device's context is ready, so an input that ends before then never waits for a GPU.
+// The calling thread writes the results in input order, frame_blocks blocks to a frame of the
+// stream format (codec/stream_format.hpp): the output's bytes do not depend on which worker
+// compressed which block. At most max_blocks_in_flight blocks are read and not
+// yet written: memory is bounded by that, not by the input. Decompression is the same in
+// reverse, and reads version-2 containers too. Every worker produces the same bits: the CPU codec
+// and the GPU pipeline are bit-identical block for block.
+//
+// Errors: the first one in any thread stops every thread and is rethrown by compress() /
+// decompress(): CorruptDataError for damaged input (naming the stream offset, frame and block),
+// std::system_error for I/O, ContractError for bad options.
+#pragma once
+
+#include "container.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace parcomp::engine {
+
+// Where bytes come from and go to (files, pipes, memory).
+class Source {
+ public:
+  virtual ~Source() = default;
+  // Up to `max` bytes into buf; 0 only at the end of the input.
+  virtual std::size_t read(std::uint8_t* buf, std::size_t max) = 0;
+};
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void write(const std::uint8_t* buf, std::size_t n) = 0;
+};
+
+struct Progress {
+  std::uint64_t bytes_in = 0, bytes_out = 0;  // read from the source, written to the sink so far
+  double seconds = 0;
+};
+
+struct Options {
+  pipeline::Config config = pipeline::Config::fast;
+  std::size_t block_bytes = std::size_t{1} << 20;
+  int cpu_threads = -1;        // CPU workers: -1 = every hardware thread, 0 = none
+  bool use_gpus = true;        // GPU workers on `devices` (empty: every device)
+  std::vector<int> devices;
+  bool require_gpu = false;    // fail when no GPU worker could start (--gpu)
+  std::size_t gpu_batch_blocks = 64;
+  std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
+  std::size_t max_blocks_in_flight = 0;  // 0: 2 batches per GPU and 4 blocks per CPU worker
+  std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
+  std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)
+};
+
+struct Stats {
+  std::uint64_t original_bytes = 0, compressed_bytes = 0;
+  std::uint64_t blocks = 0, gpu_blocks = 0, frames = 0;
+  unsigned cpu_workers = 0;
+  std::vector<int> gpus;      // the devices that did work
+  double first_gpu_ready_s = -1;  // seconds from the call to the first GPU's readiness (-1: none)
+  std::uint64_t peak_device_bytes = 0;
+  double seconds = 0;
+};
+
+Stats compress(Source& in, Sink& out, const Options& options);
+// Streams (version 3) and version-2 containers; `out` may discard (testing a file).
+Stats decompress(Source& in, Sink& out, const Options& options);
+
+}  // namespace parcomp::engine

@@ -1,0 +1,239 @@
+// The streaming engine and the stream format (version 3) on the CPU workers (and, without a GPU,
+// with the GPUs asked for: the engine must then do everything on the CPU): round trips over block
+// and frame boundaries, reads of any size, output that does not depend on the workers, version-2
+// containers read, bounded memory, and every kind of damage an error naming the stream offset.
+#include "codec/common/errors.hpp"
+#include "codec/cpu_codec.hpp"
+#include "codec/engine.hpp"
+#include "codec/stream_format.hpp"
+#include "datasets/synthetic.hpp"
+#include "reference/pipeline.hpp"
+
+#include "common/seeds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+
+namespace {
+using namespace parcomp;
+using Bytes = std::vector<std::uint8_t>;
+
+// Reads in pieces of random sizes (1 .. max_piece), as pipes deliver them.
+class MemSource : public engine::Source {
+ public:
+  MemSource(const Bytes& b, std::uint64_t seed, std::size_t max_piece = 1 << 20) : b_(b), rng_(seed), max_(max_piece) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    const std::size_t n = std::min({max, b_.size() - at_, 1 + static_cast<std::size_t>(rng_() % max_)});
+    std::memcpy(buf, b_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+  std::size_t at() const { return at_; }
+
+ private:
+  const Bytes& b_;
+  std::size_t at_ = 0;
+  std::mt19937_64 rng_;
+  std::size_t max_;
+};
+
+class MemSink : public engine::Sink {
+ public:
+  void write(const std::uint8_t* buf, std::size_t n) override { b.insert(b.end(), buf, buf + n); }
+  Bytes b;
+};
+
+engine::Options cpu_options(std::size_t block, int threads = 2, std::size_t frame = 3) {
+  engine::Options o;
+  o.block_bytes = block;
+  o.cpu_threads = threads;
+  o.use_gpus = false;
+  o.frame_blocks = frame;
+  return o;
+}
+
+Bytes compress(const Bytes& in, const engine::Options& o, std::uint64_t seed = 1) {
+  MemSource src(in, seed);
+  MemSink sink;
+  engine::compress(src, sink, o);
+  return sink.b;
+}
+Bytes decompress(const Bytes& file, const engine::Options& o, std::uint64_t seed = 1) {
+  MemSource src(file, seed);
+  MemSink sink;
+  engine::decompress(src, sink, o);
+  return sink.b;
+}
+
+Bytes text(std::size_t n, std::uint64_t seed) {
+  static const char* words[] = {"stream ", "frame ", "block ", "GPU ", "CPU ", "order\n"};
+  std::mt19937_64 rng(seed);
+  Bytes out;
+  while (out.size() < n) {
+    const std::string w = words[rng() % 6];
+    out.insert(out.end(), w.begin(), w.end());
+  }
+  out.resize(n);
+  return out;
+}
+
+TEST(Engine, RoundTripsOverBlockAndFrameBoundaries) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const std::size_t block = 4096;
+  for (const auto config : {pipeline::Config::fast, pipeline::Config::paper}) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, block - 1, block, block + 1, 3 * block, 10 * block + 77}) {
+      for (const int threads : {1, 3}) {
+        SCOPED_TRACE(::testing::Message() << pipeline::config_name(config) << " n " << n << " threads " << threads);
+        const Bytes in = text(n, seed + n);
+        engine::Options o = cpu_options(block, threads);
+        o.config = config;
+        const Bytes file = compress(in, o, seed);
+        ASSERT_EQ(decompress(file, o, seed + 1), in);
+        // The frames' bodies are version-2 containers the oracle reads on its own.
+        ASSERT_GE(file.size(), stream::kHeaderBytes + stream::kEndBytes);
+      }
+    }
+  }
+}
+
+TEST(Engine, OutputDoesNotDependOnTheWorkersOrTheReads) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = text(200003, seed);
+  const Bytes one = compress(in, cpu_options(8192, 1, 4), seed);
+  EXPECT_EQ(compress(in, cpu_options(8192, 3, 4), seed + 7), one);
+  engine::Options with_gpus = cpu_options(8192, 2, 4);
+  with_gpus.use_gpus = true;  // no GPU in CI: the CPU workers do it all, to the same bytes
+  EXPECT_EQ(compress(in, with_gpus, seed + 9), one);
+}
+
+TEST(Engine, FramesHoldTheCpuCodecsContainers) {
+  const Bytes in = text(50000, 3);
+  const engine::Options o = cpu_options(4096, 2, 5);
+  const Bytes file = compress(in, o);
+  // Walk the stream by hand: header, frames (each body a version-2 container of 5 blocks), index, end.
+  const stream::Header h = stream::decode_header(file);
+  EXPECT_EQ(h.block_bytes, 4096u);
+  std::size_t at = stream::kHeaderBytes, frames = 0;
+  Bytes back;
+  while (stream::get_u32(file, at) == stream::kFrameMagic) {
+    const auto f = stream::decode_frame_header(std::span(file).subspan(at), at, frames, h);
+    const auto body = std::span(file).subspan(at + stream::kFrameHeaderBytes, f.body_bytes);
+    const Bytes part = reference::pipeline_decompress(body);
+    EXPECT_EQ(part.size(), f.original_bytes);
+    back.insert(back.end(), part.begin(), part.end());
+    at += stream::kFrameHeaderBytes + f.body_bytes;
+    ++frames;
+  }
+  EXPECT_EQ(frames, (13 + 4) / 5u);
+  EXPECT_EQ(back, in);
+  const auto index = stream::decode_index(std::span(file).subspan(at), at);
+  EXPECT_EQ(index.size(), frames);
+  at += stream::index_bytes(index.size());
+  const stream::End e = stream::decode_end(std::span(file).subspan(at), at);
+  EXPECT_EQ(e.frames, frames);
+  EXPECT_EQ(e.original_bytes, in.size());
+  EXPECT_EQ(at + stream::kEndBytes, file.size());
+}
+
+TEST(Engine, ReadsVersionTwoContainers) {
+  const Bytes in = text(123457, 5);
+  for (const auto config : {pipeline::Config::fast, pipeline::Config::paper}) {
+    const Bytes v2 = cpu::compress(config, in, 16384, 2);
+    EXPECT_EQ(decompress(v2, cpu_options(16384)), in);
+  }
+}
+
+TEST(Engine, DamageIsAnErrorNamingTheOffsetNeverWrongOrShortOutput) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = text(60000, seed);
+  const engine::Options o = cpu_options(4096, 2, 4);
+  const Bytes file = compress(in, o);
+  auto error_of = [&](const Bytes& f) -> std::string {
+    try {
+      const Bytes out = decompress(f, o);
+      if (out != in) return "WRONG OUTPUT";
+      return "";
+    } catch (const CorruptDataError& e) {
+      return e.what();
+    }
+  };
+  // Truncation anywhere is an error (never a short output called success).
+  for (std::size_t keep = 0; keep < file.size(); keep += std::max<std::size_t>(1, file.size() / 200)) {
+    SCOPED_TRACE(::testing::Message() << "truncated to " << keep);
+    const std::string e = error_of(Bytes(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(keep)));
+    EXPECT_NE(e, "");
+    EXPECT_NE(e, "WRONG OUTPUT");
+  }
+  for (const std::size_t cut : {std::size_t{1}, stream::kEndBytes, stream::kEndBytes + 1}) {
+    const std::string e = error_of(Bytes(file.begin(), file.end() - static_cast<std::ptrdiff_t>(cut)));
+    EXPECT_NE(e.find("stream offset"), std::string::npos) << e;
+  }
+  {
+    Bytes longer = file;
+    longer.push_back(0);
+    EXPECT_NE(error_of(longer).find("trailing bytes after the end marker"), std::string::npos);
+  }
+  // Flipped bits: an error, or (padding) the exact input.
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 300; ++k) {
+    Bytes bad = file;
+    const std::size_t bit = rng() % (bad.size() * 8);
+    bad[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+    SCOPED_TRACE(::testing::Message() << "flipped bit " << bit);
+    EXPECT_NE(error_of(bad), "WRONG OUTPUT");
+  }
+  // A damaged frame names its stream offset and frame.
+  {
+    Bytes bad = file;
+    bad[stream::kHeaderBytes + 8] ^= 1;  // frame 0's byte count, its header CRC not re-sealed
+    EXPECT_NE(error_of(bad).find("stream offset 16: frame 0 header: checksum mismatch"), std::string::npos) << error_of(bad);
+  }
+}
+
+TEST(Engine, NotAStreamIsAnError) {
+  const engine::Options o = cpu_options(4096);
+  for (const Bytes& b : {Bytes{}, Bytes{'B', 'Z', 'h', '9'}, Bytes(100, 'x')}) {
+    EXPECT_THROW(decompress(b, o), CorruptDataError);
+  }
+}
+
+// Memory is bounded by the blocks in flight, not by the input: the reader is at most that many
+// blocks ahead of the writer.
+class WatchedSink : public engine::Sink {
+ public:
+  explicit WatchedSink(const MemSource& src) : src_(src) {}
+  void write(const std::uint8_t* buf, std::size_t n) override {
+    written_ += n;
+    max_ahead_ = std::max<std::int64_t>(max_ahead_, static_cast<std::int64_t>(src_.at()) - static_cast<std::int64_t>(written_));
+    (void)buf;
+  }
+  std::int64_t max_ahead() const { return max_ahead_; }
+
+ private:
+  const MemSource& src_;
+  std::size_t written_ = 0;
+  std::int64_t max_ahead_ = 0;
+};
+
+TEST(Engine, MemoryIsBoundedByTheBlocksInFlight) {
+  const Bytes in = text(2 << 20, 9);
+  engine::Options o = cpu_options(16384, 2, 1);
+  o.max_blocks_in_flight = 6;
+  const Bytes file = compress(in, o);
+  MemSource src(file, 3, 1 << 16);
+  WatchedSink sink(src);
+  engine::decompress(src, sink, o);
+  // Decompression: the reader reads compressed frames; the writer writes decompressed blocks. The
+  // reader may be the blocks in flight plus one frame ahead (compressed bytes count less).
+  EXPECT_LE(sink.max_ahead(), static_cast<std::int64_t>((o.max_blocks_in_flight + 2) * o.block_bytes));
+  EXPECT_GT(sink.max_ahead(), -static_cast<std::int64_t>(in.size()));
+}
+
+}  // namespace
