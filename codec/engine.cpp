@@ -156,10 +156,11 @@ unsigned cpu_worker_count(const Options& o) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Blocks read and not yet written: 4 per CPU worker to start with; each GPU that joins adds two
+// of its batches (manage_gpus), so that a run without GPUs holds little.
 std::size_t flight_cap(const Options& o, unsigned cpu_workers) {
   if (o.max_blocks_in_flight != 0) return o.max_blocks_in_flight;
-  const std::size_t gpus = o.use_gpus ? std::max<std::size_t>(o.devices.size(), 1) : 0;
-  return std::max<std::size_t>(2 * gpus * o.gpu_batch_blocks + 4 * cpu_workers, 4);
+  return std::max<std::size_t>(4 * cpu_workers, 4);
 }
 
 void note(const Options& o, const std::string& what) {
@@ -207,6 +208,11 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     st.first_gpu_ready_s = since(t0);
   }
   note(o, std::to_string(devices.size()) + " GPU(s) ready after " + std::to_string(w.seconds) + " s of CUDA start-up");
+  if (o.max_blocks_in_flight == 0) {
+    const std::lock_guard lock(job.m);
+    job.cap += 2 * o.gpu_batch_blocks * devices.size();
+    job.cv.notify_all();
+  }
   std::vector<std::thread> threads;
   for (const int d : devices)
     threads.emplace_back([&job, &work, d] {

@@ -57,7 +57,7 @@ struct Options {
   bool require_gpu = false;    // fail when no GPU worker could start (--gpu)
   std::size_t gpu_batch_blocks = 64;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
-  std::size_t max_blocks_in_flight = 0;  // 0: 2 batches per GPU and 4 blocks per CPU worker
+  std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 2 batches per GPU that joins
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
   std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)
 };

@@ -1,0 +1,96 @@
+// The streaming engine with GPU workers: GPU-only and GPU with CPU workers give the CPU engine's
+// bytes (the output does not depend on the workers), decode each other's streams, over many
+// frames and a short last block; every GPU of the machine takes part.
+#include "codec/common/errors.hpp"
+#include "codec/engine.hpp"
+#include "datasets/synthetic.hpp"
+#include "gpu_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+namespace {
+using namespace parcomp;
+using Bytes = std::vector<std::uint8_t>;
+using parcomp::testing::fresh_seed;
+using parcomp::testing::sized;
+
+class Reader : public engine::Source {
+ public:
+  explicit Reader(const Bytes& b) : b_(b) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    const std::size_t n = std::min(max, b_.size() - at_);
+    std::copy_n(b_.begin() + static_cast<std::ptrdiff_t>(at_), n, buf);
+    at_ += n;
+    return n;
+  }
+
+ private:
+  const Bytes& b_;
+  std::size_t at_ = 0;
+};
+class Writer : public engine::Sink {
+ public:
+  void write(const std::uint8_t* buf, std::size_t n) override { b.insert(b.end(), buf, buf + n); }
+  Bytes b;
+};
+
+Bytes run(bool compress, const Bytes& in, const engine::Options& o, engine::Stats* st = nullptr) {
+  Reader r(in);
+  Writer w;
+  const engine::Stats s = compress ? engine::compress(r, w, o) : engine::decompress(r, w, o);
+  if (st) *st = s;
+  return w.b;
+}
+
+class EngineGpu : public parcomp::testing::GpuTest {};
+
+TEST_F(EngineGpu, AnyMixOfWorkersWritesTheSameBytes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes in = datasets::bytes_with_entropy(sized(9 << 20, 1 << 20) + 12345, 3.0, seed);
+  for (std::size_t i = 0; i < in.size(); i += 4096) in[i] = static_cast<std::uint8_t>(rng());
+  for (const auto config : {pipeline::Config::fast, pipeline::Config::paper}) {
+    SCOPED_TRACE(pipeline::config_name(config));
+    engine::Options cpu_only;
+    cpu_only.config = config;
+    cpu_only.block_bytes = sized(1 << 20, 1 << 16);
+    cpu_only.frame_blocks = 4;
+    cpu_only.use_gpus = false;
+    engine::Options gpu_only = cpu_only;
+    gpu_only.use_gpus = true;
+    gpu_only.require_gpu = true;
+    gpu_only.cpu_threads = 0;
+    gpu_only.gpu_batch_blocks = 3;  // batches that do not line up with the frames
+    engine::Options mixed = gpu_only;
+    mixed.require_gpu = false;
+    mixed.cpu_threads = 2;
+    const Bytes want = run(true, in, cpu_only);
+    engine::Stats st;
+    EXPECT_TRUE(run(true, in, gpu_only, &st) == want) << "GPU-only stream differs from the CPU engine's";
+    EXPECT_EQ(st.gpu_blocks, st.blocks);
+    EXPECT_TRUE(run(true, in, mixed) == want) << "mixed stream differs from the CPU engine's";
+    EXPECT_EQ(run(false, want, gpu_only, &st), in);
+    EXPECT_EQ(st.gpu_blocks, st.blocks);
+    EXPECT_EQ(run(false, want, mixed), in);
+  }
+}
+
+TEST_F(EngineGpu, DamagedStreamsAreErrorsOnTheGpuToo) {
+  const Bytes in = datasets::bytes_with_entropy(sized(3 << 20, 1 << 18) + 5, 4.0, fresh_seed());
+  engine::Options o;
+  o.block_bytes = sized(1 << 20, 1 << 16);
+  o.cpu_threads = 0;
+  o.require_gpu = true;
+  const Bytes file = run(true, in, o);
+  Bytes bad = file;
+  bad[bad.size() / 2] ^= 0x10;  // inside a block's payload: a decoding or CRC error
+  EXPECT_THROW(run(false, bad, o), CorruptDataError);
+  EXPECT_THROW(run(false, Bytes(file.begin(), file.end() - 40), o), CorruptDataError);
+}
+
+}  // namespace

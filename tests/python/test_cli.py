@@ -1,0 +1,218 @@
+"""The parcomp program as a user runs it (in the manner of zstd's tests/playTests.sh): exit codes,
+messages, output names, standard input and output, refusals before any work, no partial file after
+an error or a signal, damaged and truncated input, several files, bounded memory. Runs without a
+GPU (the engine then uses the CPU workers); PARCOMP_BUILD names the build folder."""
+import os
+import pty
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("PARCOMP_BUILD", ROOT / "build"))
+PARCOMP = BUILD / "codec" / "parcomp"
+GOLDEN = ROOT / "tests" / "golden"
+
+pytestmark = pytest.mark.skipif(not PARCOMP.exists(), reason=f"{PARCOMP} not built (set PARCOMP_BUILD)")
+
+
+def run(*args, stdin=None, input_bytes=None, cwd=None, timeout=120):
+    return subprocess.run([str(PARCOMP), *map(str, args)], input=input_bytes, stdin=stdin, capture_output=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def text(n, seed=1):
+    import random
+    r = random.Random(seed)
+    words = [b"stream ", b"frame ", b"block ", b"GPU ", b"CPU ", b"order\n", b"%d " % seed]
+    out = bytearray()
+    while len(out) < n:
+        out += r.choice(words)
+    return bytes(out[:n])
+
+
+@pytest.fixture
+def sample(tmp_path):
+    f = tmp_path / "sample.txt"
+    f.write_bytes(text(300_000))
+    return f
+
+
+def no_partials(folder: Path):
+    return not list(folder.glob("*parcomp-partial*"))
+
+
+def test_compress_and_decompress_a_file(sample, tmp_path):
+    r = run(sample)
+    assert r.returncode == 0, r.stderr
+    packed = tmp_path / "sample.txt.pcmp"
+    assert packed.exists() and sample.exists(), "the input is kept by default"
+    assert packed.stat().st_size < sample.stat().st_size / 2
+    original = sample.read_bytes()
+    sample.unlink()
+    r = run("-d", packed)
+    assert r.returncode == 0, r.stderr
+    assert sample.read_bytes() == original and packed.exists()
+
+
+def test_stdin_to_stdout_and_dash(sample):
+    data = sample.read_bytes()
+    packed = run(input_bytes=data).stdout
+    assert run("-d", input_bytes=packed).stdout == data
+    assert run("-dc", "-", input_bytes=packed).stdout == data
+    assert run("-c", sample).stdout == packed, "the same bytes from a file and from a pipe"
+
+
+def test_rm_removes_the_input_only_after_success(sample, tmp_path):
+    r = run("--rm", sample)
+    assert r.returncode == 0 and not sample.exists() and (tmp_path / "sample.txt.pcmp").exists()
+
+
+def test_test_mode(sample, tmp_path):
+    run(sample)
+    packed = tmp_path / "sample.txt.pcmp"
+    r = run("-t", packed)
+    assert r.returncode == 0 and b"ok" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sample.txt", "sample.txt.pcmp"], "-t writes nothing"
+
+
+def test_existing_output_is_refused_before_any_work(tmp_path):
+    big = tmp_path / "big"
+    with open(big, "wb") as f:  # 4 GB, sparse: compressing it would take minutes
+        f.truncate(4 << 30)
+    out = tmp_path / "big.pcmp"
+    out.write_bytes(b"keep me")
+    t0 = time.monotonic()
+    r = run(big)
+    assert r.returncode == 1
+    assert b"big.pcmp exists (use -f to overwrite)" in r.stderr
+    assert time.monotonic() - t0 < 5, "the refusal came after work"
+    assert out.read_bytes() == b"keep me"
+
+
+def test_force_overwrites(sample, tmp_path):
+    out = tmp_path / "sample.txt.pcmp"
+    out.write_bytes(b"old")
+    assert run("-f", sample).returncode == 0
+    assert run("-dc", out).stdout == sample.read_bytes()
+
+
+def test_missing_input_directory_and_unknown_option(tmp_path):
+    r = run(tmp_path / "nope")
+    assert r.returncode == 1 and b"cannot open" in r.stderr and b"No such file" in r.stderr
+    r = run(tmp_path)
+    assert r.returncode == 1 and b"is a directory" in r.stderr
+    r = run("--frobnicate")
+    assert r.returncode == 1 and b"unknown option --frobnicate" in r.stderr and b"usage:" in r.stderr
+    r = run("-o", tmp_path / "x", "a", "b")
+    assert r.returncode == 1 and b"-o takes one input file" in r.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_input(sample):
+    sample.chmod(0)
+    r = run(sample)
+    assert r.returncode == 1 and b"Permission denied" in r.stderr
+
+
+def test_corrupt_and_truncated_input_exit_2_and_leave_no_file(sample, tmp_path):
+    run(sample)
+    packed = (tmp_path / "sample.txt.pcmp").read_bytes()
+    cases = {"truncated.pcmp": packed[: len(packed) // 2], "tail.pcmp": packed[:-1],
+             "flipped.pcmp": packed[:200] + bytes([packed[200] ^ 0x40]) + packed[201:],
+             "trailing.pcmp": packed + b"\0", "garbage.pcmp": b"not a parcomp file at all"}
+    for name, data in cases.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        r = run("-d", f)
+        assert r.returncode == 2, (name, r.stderr)
+        assert b"corrupt input" in r.stderr, (name, r.stderr)
+        assert not (tmp_path / name[:-5]).exists(), f"{name}: a partial output was left"
+        assert no_partials(tmp_path)
+    r = run("-d", tmp_path / "truncated.pcmp")
+    assert b"stream offset" in r.stderr, "a damaged stream names the offset"
+
+
+def test_decompressing_without_the_suffix_writes_dot_out(sample, tmp_path):
+    run(sample)
+    other = tmp_path / "data.bin"
+    (tmp_path / "sample.txt.pcmp").rename(other)
+    assert run("-d", other).returncode == 0
+    assert (tmp_path / "data.bin.out").read_bytes() == sample.read_bytes()
+
+
+def test_several_files_continue_after_an_error(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(text(1000, 2))
+    b.write_bytes(text(2000, 3))
+    r = run(a, tmp_path / "missing", b)
+    assert r.returncode == 1
+    assert (tmp_path / "a.pcmp").exists() and (tmp_path / "b.pcmp").exists()
+
+
+def test_reads_version_two_containers():
+    data = (GOLDEN / "input.bin").read_bytes()
+    for name in ("input.bin.fast-16k.pcmp", "input.bin.paper-16k.pcmp"):
+        r = run("-dc", GOLDEN / name)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == data
+
+
+def test_empty_and_one_byte(tmp_path):
+    for data in (b"", b"x"):
+        packed = run(input_bytes=data).stdout
+        assert run("-d", input_bytes=packed).stdout == data
+
+
+def test_compressed_data_is_not_written_to_a_terminal(sample):
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run([str(PARCOMP), "-c", str(sample)], stdout=slave, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert r.returncode == 1 and b"not written to a terminal" in r.stderr
+
+
+def test_progress_line(sample):
+    r = run("--progress", "-c", sample)
+    assert r.returncode == 0 and b"\rparcomp: " in r.stderr and b"MB" in r.stderr or b"kB" in r.stderr
+
+
+def test_verbose_says_what_ran_where(sample):
+    r = run("-v", "-c", sample)
+    assert b"ratio" in r.stderr and b"CPU workers" in r.stderr
+
+
+def test_a_signal_leaves_no_partial_file(tmp_path):
+    # An endless input: the program is stopped mid-way; its temporary output must go with it.
+    producer = subprocess.Popen(["yes", "parcomp"], stdout=subprocess.PIPE)
+    proc = subprocess.Popen([str(PARCOMP), "-o", str(tmp_path / "endless.pcmp"), "-"], stdin=producer.stdout,
+                            stderr=subprocess.PIPE)
+    producer.stdout.close()
+    time.sleep(1.0)
+    assert list(tmp_path.glob("*parcomp-partial*")), "no temporary output was being written"
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    producer.kill()
+    producer.wait()
+    assert proc.returncode != 0
+    assert no_partials(tmp_path) and not (tmp_path / "endless.pcmp").exists()
+
+
+def peak_rss_kib(command: str) -> int:
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1], shell=True, check=True); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, command], capture_output=True, text=True, check=True, timeout=600)
+    return int(out.stdout.split()[-1])
+
+
+def test_memory_does_not_grow_with_the_input():
+    small = peak_rss_kib(f"yes 'parcomp streams any size' | head -c 30000000 | {PARCOMP} | {PARCOMP} -d > /dev/null")
+    large = peak_rss_kib(f"yes 'parcomp streams any size' | head -c 300000000 | {PARCOMP} | {PARCOMP} -d > /dev/null")
+    assert large < 1.5 * small + 64 * 1024, f"peak RSS {small} KiB for 30 MB, {large} KiB for 300 MB"
