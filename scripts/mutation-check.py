@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Tests that can fail: apply one-line breakages (mutations) one at a time and check that a CPU
+test fails for each (the mutation is "killed"); a mutation that survives is a gap in the tests.
+
+    scripts/mutation-check.py [--build build] [--only SUBSTRING] [--markdown]
+
+Each mutation edits one spot of the source (a string that must occur exactly once), rebuilds what
+it needs, runs the CPU tests (the C++ test binary, or pytest for the Python tools and the parcomp
+program), and restores the file whatever happens; the build is restored at the end. Exit status 1
+when a mutation survives. No GPU needed: these are the checks CI runs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Mutation:
+    name: str
+    file: str
+    find: str
+    replace: str
+    kind: str  # "cpu" (C++ CPU tests), "python" (pytest of plots and tools), "cli" (the program's tests)
+
+
+def both(name, file, pairs, kind="cpu"):
+    """A mutation that needs several edits of one file (the writer and the reader)."""
+    return [Mutation(name + (f" ({i + 1}/{len(pairs)})" if len(pairs) > 1 else ""), file, a, b, kind)
+            for i, (a, b) in enumerate(pairs)]
+
+
+C = "codec/container.cpp"
+MUTATIONS: list[Mutation | list[Mutation]] = [
+    # The container parser, check by check (tests/cpu/test_container.cpp).
+    Mutation("parser: magic check removed", C, 'if (get<std::uint32_t>(file, 0) != 0x504D4350u) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: header CRC check removed", C, 'if (crc32(file.first(28)) != get<std::uint32_t>(file, 28)) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: version check removed", C, 'if (get<std::uint16_t>(file, 4) != kVersion) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: configuration check removed", C, 'if (config > 1) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: block size check removed", C, 'if (l.block_bytes == 0 || l.block_bytes > (1u << 24)) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: block count check removed", C, 'if (count != want_count)', 'if (false)', "cpu"),
+    Mutation("parser: block count computed with the old overflow", C,
+             'l.original_bytes / l.block_bytes + (l.original_bytes % l.block_bytes != 0 ? 1 : 0)',
+             '(l.original_bytes + l.block_bytes - 1) / l.block_bytes', "cpu"),
+    Mutation("parser: index CRC check removed", C, 'if (crc32(index) != get<std::uint32_t>(file, index_end - 4)) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: per-block size check removed", C, 'if (e.original_bytes != want_len) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: offset order check removed", C, 'if (e.payload_offset != expect) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: primary check removed", C, 'if (e.primary >= e.original_bytes) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: code length > 24 check removed", C, 'if (len > 24) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: BWT start row check removed", C, 'if ((s = r.get(row_bits(original_bytes))) >= original_bytes) corrupt(',
+             'if ((s = r.get(row_bits(original_bytes))) >= original_bytes && false) corrupt(', "cpu"),
+    Mutation("parser: index past the end check removed", C, 'if (p.index.back() > p.bits) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: stream too long check removed", C, 'if (p.bits > std::uint64_t{p.symbols} * kFastMaxLength) corrupt(', 'if (false) corrupt(', "cpu"),
+    # The format itself (the golden files).
+    both("format: magic changed on both sides", C, [('put<std::uint32_t>(out, 0x504D4350u);  // "PCMP"', 'put<std::uint32_t>(out, 0x504D4351u);  // "PCMP"'),
+                                                      ('if (get<std::uint32_t>(file, 0) != 0x504D4350u)', 'if (get<std::uint32_t>(file, 0) != 0x504D4351u)')]),
+    both("format: primary and CRC swapped on both sides", C, [
+        ('    put<std::uint32_t>(out, e.primary);\n    put<std::uint32_t>(out, e.crc);', '    put<std::uint32_t>(out, e.crc);\n    put<std::uint32_t>(out, e.primary);'),
+        ('    e.primary = get<std::uint32_t>(file, at + 16);\n    e.crc = get<std::uint32_t>(file, at + 20);', '    e.primary = get<std::uint32_t>(file, at + 20);\n    e.crc = get<std::uint32_t>(file, at + 16);')]),
+    Mutation("stream format: end marker CRC not checked", "codec/stream_format.cpp", 'check_crc(b, 32, at, "end marker");', '', "cpu"),
+    # Fields only the GPU decoder reads, and the code length limits.
+    Mutation("oracle: decoder index off by one", "reference/pipeline.cpp", 'if (i % pipeline::kStride == 0) index.push_back(bit);',
+             'if (i % pipeline::kStride == 0) index.push_back(bit + (i == 0 ? 0 : 1));', "cpu"),
+    Mutation("oracle: paper code length limit 16 -> 20", "reference/pipeline.cpp", 'e.lengths = huffman_code_lengths(byte_histogram(moved), 16);',
+             'e.lengths = huffman_code_lengths(byte_histogram(moved), 20);', "cpu"),
+    Mutation("CPU codec: decoder index off by one", "codec/cpu_codec.cpp", 'if (i % pipeline::kStride == 0) p.index.push_back(w.bits());',
+             'if (i % pipeline::kStride == 0) p.index.push_back(w.bits() + (i == 0 ? 0 : 1));', "cpu"),
+    # The generators behind every result's provenance.
+    Mutation("generator: the entropy distribution's seed changed", "datasets/synthetic.cpp", "Rng rng(seed ^ 0x5eed5eed5eed5eedULL);",
+             "Rng rng(seed ^ 0x5eed5eed5eed5eefULL);", "cpu"),
+    # What the plots and tables say.
+    Mutation("plot: speedup inverted", "plots/common.py", "pts = [(r.n, cpu[r.n] / r.seconds)", "pts = [(r.n, r.seconds / cpu[r.n])", "python"),
+    Mutation("plot: ms drawn as us", "plots/common.py", "[r.seconds * 1e3 for r in rs], marker=markers[v]", "[r.seconds * 1e6 for r in rs], marker=markers[v]", "python"),
+    Mutation("plot: MB/s drawn as GB/s", "plots/common.py", "ys = [by[(d, v)].bytes_per_second / 1e6", "ys = [by[(d, v)].bytes_per_second / 1e9", "python"),
+    Mutation("plot: GPU dropped from the title", "plots/common.py", 'return f"{gpu}; CPU: {res.cpu_name} (1 core)"', 'return f"CPU: {res.cpu_name} (1 core)"', "python"),
+    Mutation("table: speedup inverted", "plots/summary.py", 'f"{common.fmt_num(cpu.seconds / by[v].seconds)}x"', 'f"{common.fmt_num(by[v].seconds / cpu.seconds)}x"', "python"),
+    Mutation("fetch: a bad download kept", "datasets/fetch.py", "            dest.unlink()\n", "", "python"),
+    # The program.
+    Mutation("parcomp: corrupt input exits 1", "codec/parcomp.cpp", "    return kCorrupt;", "    return kEnvironment;", "cli"),
+    Mutation("parcomp: partial output kept on errors", "codec/parcomp.cpp", "    if (!committed_) ::unlink(tmp_.c_str());", "", "cli"),
+]
+
+
+def flat(ms):
+    for m in ms:
+        if isinstance(m, list):
+            yield m
+        else:
+            yield [m]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kw)
+
+
+def build(build_dir: Path, target: str) -> bool:
+    r = run(["cmake", "--build", str(build_dir), "--target", target])
+    return r.returncode == 0
+
+
+def tests_fail(kind: str, build_dir: Path) -> tuple[bool, str]:
+    env = dict(os.environ, PARCOMP_BUILD=str(build_dir))
+    if kind == "cpu":
+        r = subprocess.run([str(build_dir / "tests" / "parcomp-tests-cpu"), "--gtest_brief=1"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+        failed = [l.split("]", 1)[1].strip().split(",")[0].split(" (")[0] for l in r.stdout.splitlines()
+                  if l.startswith("[  FAILED  ]") and "listed below" not in l and "FAILED TEST" not in l]
+        if failed:
+            return True, failed[0]
+        return r.returncode != 0, ("crashed (signal %d)" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode)
+    files = ["tests/python/test_cli.py"] if kind == "cli" else ["tests/python/test_plot_content.py", "tests/python/test_plots.py",
+                                                                 "tests/python/test_fetch.py", "tests/python/test_tools.py"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", *files], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+    failed = [l.split("::")[-1].split()[0] for l in r.stdout.splitlines() if l.startswith("FAILED")]
+    return r.returncode != 0, (failed[0] if failed else ("exit %d" % r.returncode))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", type=Path, default=ROOT / "build")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--markdown", action="store_true", help="print the table only")
+    args = ap.parse_args(argv)
+    rows, survived = [], 0
+    for group in flat(MUTATIONS):
+        name = group[0].name.split(" (")[0]
+        if args.only not in name:
+            continue
+        originals = {}
+        t0 = time.monotonic()
+        try:
+            for m in group:
+                path = ROOT / m.file
+                text = originals.setdefault(m.file, path.read_text()) if m.file not in originals else path.read_text()
+                if text.count(m.find) != 1:
+                    raise SystemExit(f"mutation '{m.name}': the text to change occurs {text.count(m.find)} times in {m.file}")
+                text = text.replace(m.find, m.replace, 1)
+                path.write_text(text)
+            kind = group[0].kind
+            if kind in ("cpu", "cli"):
+                target = "parcomp-tests-cpu" if kind == "cpu" else "parcomp"
+                if not build(args.build, target):
+                    rows.append((name, "killed", "does not compile"))
+                    continue
+            killed, by = tests_fail(kind, args.build)
+            rows.append((name, "killed" if killed else "SURVIVED", by if killed else "-"))
+            survived += 0 if killed else 1
+        finally:
+            for f, text in originals.items():
+                (ROOT / f).write_text(text)
+        if not args.markdown:
+            print(f"{rows[-1][1]:9} {name} ({time.monotonic() - t0:.0f} s): {rows[-1][2]}", file=sys.stderr)
+    build(args.build, "parcomp-tests-cpu")
+    build(args.build, "parcomp")
+    print("| mutation | result | killed by |")
+    print("|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]} |")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
