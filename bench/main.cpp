@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   register_bwt();
   register_huffman();
   register_pipeline();
+  register_tool();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +

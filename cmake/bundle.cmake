@@ -10,12 +10,15 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR
                  ${PROJECT_SOURCE_DIR}/scripts/bytes_per_char.py
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py DESTINATION . COMPONENT bundle)
 
-# lbzip2 is run as a program by the pipeline benchmark; it needs only glibc.
-if(PARCOMP_LBZIP2)
-  install(PROGRAMS ${PARCOMP_LBZIP2} DESTINATION . COMPONENT bundle)
-endif()
-
+# The peers run as programs by the pipeline and tool.e2e benchmarks (lbzip2, bzip2, zstd, pigz),
+# with the shared libraries they load (parcomp-bench points LD_LIBRARY_PATH at the bundle for them).
 set(PARCOMP_BUNDLE_EXES "")
+foreach(prog IN ITEMS PARCOMP_LBZIP2 PARCOMP_BZIP2 PARCOMP_ZSTD PARCOMP_PIGZ)
+  if(${prog})
+    install(PROGRAMS ${${prog}} DESTINATION . COMPONENT bundle)
+    list(APPEND PARCOMP_BUNDLE_EXES "${${prog}}")
+  endif()
+endforeach()
 foreach(t IN LISTS PARCOMP_BUNDLE_TARGETS)
   list(APPEND PARCOMP_BUNDLE_EXES "$<TARGET_FILE:${t}>")
 endforeach()

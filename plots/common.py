@@ -125,18 +125,19 @@ def driver_release(device: dict) -> str:
     return release if release[:1].isdigit() else "?"
 
 
-def device_label(res: Results) -> str:
+def device_label(res: Results, cores: str = "1 core") -> str:
     gpu = res.gpu_name or "no GPU (CPU baselines only)"
-    return f"{gpu}; CPU: {res.cpu_name} (1 core)"
+    return f"{gpu}; CPU: {res.cpu_name} ({cores})"
 
 
-def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, stem: str | None = None) -> Path:
-    """Titles a figure with the experiment, GPU, CPU, paper note and commit; writes out/<id>.png
-    (out/<stem>.png when an experiment has more than one figure)."""
+def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, stem: str | None = None,
+                cores: str = "1 core") -> Path:
+    """Titles a figure with the experiment, GPU, CPU (and the cores its baselines used), paper note
+    and commit; writes out/<id>.png (out/<stem>.png when an experiment has more than one figure)."""
     import matplotlib.pyplot as plt
 
     sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
-    fig.suptitle(f"{experiment}: {device_label(res)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
+    fig.suptitle(f"{experiment}: {device_label(res, cores)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{stem or experiment}.png"

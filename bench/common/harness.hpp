@@ -60,5 +60,6 @@ void register_pavle();
 void register_bwt();
 void register_huffman();
 void register_pipeline();
+void register_tool();  // tool.e2e: whole programs, one process per run (bench/tool.cpp)
 
 }  // namespace parcomp::bench

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <fstream>
+#include <regex>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -171,7 +172,12 @@ void merge_into_benchmark_json(const std::filesystem::path& file, const nlohmann
   {
     std::ifstream in(file);
     if (!in) throw std::runtime_error("cannot read benchmark output " + file.string());
-    doc = nlohmann::json::parse(in);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    // Google Benchmark writes a counter's undefined statistic (the cv of a counter that is zero in
+    // every repetition) as a bare NaN or inf, which JSON does not have: those become null.
+    static const std::regex not_json(R"(:\s*-?(NaN|nan|inf|Infinity)\b)");
+    text = std::regex_replace(text, not_json, ": null");
+    doc = nlohmann::json::parse(text);
   }
   doc["context"]["parcomp"] = parcomp;
   const auto tmp = file.string() + ".tmp";

@@ -216,3 +216,31 @@ def test_memory_does_not_grow_with_the_input():
     small = peak_rss_kib(f"yes 'parcomp streams any size' | head -c 30000000 | {PARCOMP} | {PARCOMP} -d > /dev/null")
     large = peak_rss_kib(f"yes 'parcomp streams any size' | head -c 300000000 | {PARCOMP} | {PARCOMP} -d > /dev/null")
     assert large < 1.5 * small + 64 * 1024, f"peak RSS {small} KiB for 30 MB, {large} KiB for 300 MB"
+
+
+def test_a_malformed_container_is_a_corrupt_input_not_a_crash(tmp_path):
+    # The 36-byte version-2 file whose block count overflowed the parser (issue #21): magic,
+    # version 2, config fast, block 2, count 0, original 2^64 - 1, both checksums valid.
+    import struct
+    import zlib
+    head = struct.pack("<IHBBIIQI", 0x504D4350, 2, 1, 0, 2, 0, 2**64 - 1, 0)
+    f = tmp_path / "overflow.pcmp"
+    f.write_bytes(head + struct.pack("<I", zlib.crc32(head)) + struct.pack("<I", zlib.crc32(b"")))
+    r = run("-d", f)
+    assert r.returncode == 2, r.stderr
+    assert b"header: block count" in r.stderr
+    assert not (tmp_path / "overflow").exists() and no_partials(tmp_path)
+
+
+def test_stats_file_tells_the_run(sample, tmp_path):
+    import json
+    stats = tmp_path / "run.json"
+    r = run("-q", "--stats", stats, "-o", tmp_path / "s.pcmp", sample)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(stats.read_text())
+    assert j["original_bytes"] == sample.stat().st_size
+    assert j["compressed_bytes"] == (tmp_path / "s.pcmp").stat().st_size
+    assert j["blocks"] >= 1 and j["seconds"] > 0 and j["cpu_workers"] >= 1
+    assert j["gpu_blocks"] <= j["blocks"] and (j["gpus"] or j["gpu_blocks"] == 0)
+    r = run("--stats", stats, sample, sample)
+    assert r.returncode == 1 and b"--stats takes one input file" in r.stderr

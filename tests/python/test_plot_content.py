@@ -237,3 +237,32 @@ def test_summary_table_is_at_one_size_or_says_each_rows_size():
     if len({r.n for r in mixed.select("pavle.decode")}) > 1:
         table = summary.table(mixed, "pavle.decode")
         assert "| n |" in table.splitlines()[0] or "n = " in table
+
+
+def test_tool_e2e_draws_wall_rates_ratios_and_the_copy_ceiling(tmp_path, keep):
+    res = common.load(FIXTURES / "tool_e2e_cpu_only.json")
+    mod = module("tool_e2e")
+    common.plot_module_figure(mod, res, tmp_path)
+    fig = common.LAST_FIGURE
+    rows = res.select("tool.e2e")
+    by = {(r.dataset, r.variant): r for r in rows}
+    checked = 0
+    for ax in fig.axes:
+        dataset, _, rest = ax.get_title().partition(" (")
+        mode = rest.split(": ")[1].split(";")[0]
+        assert ax.get_xlabel() == "MB/s of uncompressed data (wall)"
+        names = [t.get_text() for t in ax.get_yticklabels()]
+        bars = ax.containers[0]
+        labels = [t.get_text() for t in ax.texts]
+        for name, bar, label in zip(names, bars.patches, labels):
+            r = by[(dataset, f"{name}.{mode}")]
+            assert close(bar.get_width(), r.bytes_per_second / 1e6), (dataset, name, mode)
+            assert label == f"{r.counters['ratio']:.3f}"
+            checked += 1
+        cat = by[(dataset, "copy.cat")].bytes_per_second / 1e6
+        assert any(close(line.get_xdata()[0], cat) for line in ax.lines), f"{dataset}: no line at cat's {cat} MB/s"
+        assert f"cat in > out {common.fmt_num(cat)} MB/s" in ax.get_title()
+    assert checked == len([r for r in rows if not r.variant.startswith("copy.")])
+    _, title = keep[-1]
+    assert_title_names_the_run(title, res)
+    assert "1 core" not in title, "the programs ran on every core: the title must not say one"

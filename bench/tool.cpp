@@ -1,0 +1,323 @@
+// tool.e2e (ours): the wall time a user waits, one process per run, from its start to its exit:
+// the input file in the page cache, the output written to a file on the same file system (no
+// fsync). Benchmarks tool.e2e/<program>.<mode>/<dataset>/n=<bytes>/real_time:
+//   parcomp.fast.compress / .decompress    the parcomp program, every CPU core and GPU (the default)
+//   parcomp.fast.cpu.compress / ...        the same on the CPU workers alone (--cpu)
+//   parcomp.paper.compress / ...           the thesis's configuration
+//   lbzip2, bzip2 (-9), zstd.l3 / zstd.l19 (-T0), pigz (or gzip): the CPU programs a user would pick
+//   copy.cat (cat in > out) and copy.write (writing that many bytes): the host's own ceiling
+// Datasets: the Linux tarball, the tarball 25 times (linux-2.6.11.1.tar.x25, 5.2 GB, made on the
+// fly in the work folder and checked by sha256), and small files (Calgary book1, Silesia xml and
+// dickens). Every output is checked: a compressor's by decompressing it, a decompressor's against
+// the input. Counters: bytes_per_second (uncompressed bytes per wall second), ratio, threads,
+// peak_host_rss_bytes (the process's), and for parcomp (its --stats): gpus, gpu_share (blocks on
+// GPUs), startup_s (to the first GPU ready), peak_device_bytes.
+// Programs are found next to parcomp-bench (the bundle carries them) or on PATH; a missing one is
+// reported skipped. The work folder is $PARCOMP_TOOL_DIR, else the system's temporary folder.
+#include "common/harness.hpp"
+#include "common/metadata.hpp"
+#include "datasets/dataset.hpp"
+#include "datasets/sha256.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+namespace parcomp::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kX25 = "linux-2.6.11.1.tar.x25";
+constexpr int kX25Copies = 25;
+constexpr const char* kX25Sha256 = "38c300e781183049947322434faaaea94c88f8387769c0ab8421dc10fb92d57b";
+
+fs::path work_dir() {
+  const char* env = std::getenv("PARCOMP_TOOL_DIR");
+  fs::path d = env != nullptr && *env != '\0' ? fs::path(env) : fs::temp_directory_path() / fmt::format("parcomp-tool-{}", ::getpid());
+  fs::create_directories(d);
+  return d;
+}
+
+std::string find_program(const std::string& name) {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const fs::path& p : {self.parent_path() / name, self.parent_path().parent_path() / "codec" / name})
+      if (fs::exists(p)) return p.string();
+  }
+  if (const char* path = std::getenv("PATH"); path != nullptr) {
+    std::string all = path;
+    for (std::size_t at = 0; at <= all.size();) {
+      const std::size_t colon = std::min(all.find(':', at), all.size());
+      const fs::path p = fs::path(all.substr(at, colon - at)) / name;
+      if (!all.substr(at, colon - at).empty() && ::access(p.c_str(), X_OK) == 0) return p.string();
+      at = colon + 1;
+    }
+  }
+  return {};
+}
+
+struct Run {
+  double seconds = 0;
+  long max_rss_kib = 0;
+  int status = -1;
+};
+
+// One process: argv with its standard input and output redirected to files ("" leaves them).
+Run run_process(const std::vector<std::string>& argv, const std::string& stdin_path, const std::string& stdout_path) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    if (!stdin_path.empty()) {
+      const int fd = ::open(stdin_path.c_str(), O_RDONLY);
+      if (fd < 0 || ::dup2(fd, 0) < 0) ::_exit(126);
+    }
+    if (!stdout_path.empty()) {
+      const int fd = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || ::dup2(fd, 1) < 0) ::_exit(126);
+    }
+    // A peer carried in the bundle finds its shared libraries beside it.
+    const fs::path dir = fs::path(args[0]).parent_path();
+    if (fs::exists(dir / "parcomp-bench")) ::setenv("LD_LIBRARY_PATH", dir.c_str(), 1);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage ru {};
+  if (::wait4(pid, &status, 0, &ru) < 0) throw std::runtime_error("wait4 failed");
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.max_rss_kib = ru.ru_maxrss;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string sha256_file(const fs::path& p) {
+  datasets::Sha256 h;
+  std::ifstream f(p, std::ios::binary);
+  std::vector<char> buf(1 << 20);
+  while (f) {
+    f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    h.update(buf.data(), static_cast<std::size_t>(f.gcount()));
+  }
+  return h.hex_digest();
+}
+
+struct Input {
+  fs::path path;
+  std::uint64_t bytes = 0;
+  std::string sha256;
+  std::string unavailable;
+};
+
+// The dataset's file (the cache's, or the 25-fold tarball made in the work folder), read once so
+// that it is in the page cache.
+const Input& input_for(const std::string& label, const std::string& source) {
+  static std::map<std::string, Input> cache;
+  if (auto it = cache.find(label); it != cache.end()) return it->second;
+  Input in;
+  try {
+    const auto& entry = datasets::find_manifest_file(label == kX25 ? "linux-2.6.11.1.tar" : source);
+    const fs::path file = datasets::data_dir() / entry.name;
+    if (!fs::exists(file))
+      throw std::runtime_error(fmt::format("dataset '{}' is not at {}; get it with: python3 datasets/fetch.py {} --cache {}", entry.name,
+                                           file.string(), entry.name, datasets::data_dir().string()));
+    if (label == kX25) {
+      in.path = work_dir() / kX25;
+      if (!fs::exists(in.path) || fs::file_size(in.path) != kX25Copies * entry.size) {
+        fmt::print(stderr, "parcomp-bench: writing {} ({} copies of the tarball) ...\n", in.path.string(), kX25Copies);
+        std::ofstream out(in.path, std::ios::binary);
+        std::ifstream src(file, std::ios::binary);
+        const std::vector<char> whole((std::istreambuf_iterator<char>(src)), {});
+        for (int i = 0; i < kX25Copies; ++i) out.write(whole.data(), static_cast<std::streamsize>(whole.size()));
+      }
+      in.sha256 = sha256_file(in.path);
+      if (in.sha256 != kX25Sha256) throw std::runtime_error(fmt::format("{}: sha256 {}, expected {}", in.path.string(), in.sha256, kX25Sha256));
+    } else {
+      in.path = file;
+      in.sha256 = sha256_file(in.path);  // also reads it into the page cache
+      if (in.sha256 != entry.sha256) throw std::runtime_error(file.string() + " is corrupt: sha256 differs from the manifest's");
+    }
+    in.bytes = fs::file_size(in.path);
+    record_dataset("tool/" + label, {{"dataset", entry.name}, {"bytes", in.bytes}, {"sha256", in.sha256},
+                                     {"made", label == kX25 ? fmt::format("{} copies of {}", kX25Copies, entry.name) : "the cache's file"}});
+  } catch (const std::exception& e) {
+    in.unavailable = e.what();
+  }
+  return cache.emplace(label, std::move(in)).first->second;
+}
+
+unsigned threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// A program's command lines; {in} and {out} are replaced by paths. stdin/stdout redirections are
+// the Run's (a compressor writing to standard output gets its output file as stdout).
+struct Program {
+  std::string variant;     // "lbzip2" ...
+  std::string executable;  // its name, found at registration
+  std::vector<std::string> compress, decompress;  // arguments after the executable
+  bool to_stdout = true;   // output on standard output (else through {out})
+  unsigned thread_count = 1;
+  bool parcomp = false;
+  std::string suffix = ".z";
+};
+
+std::vector<std::string> expand(const Program& p, const std::string& exe, const std::vector<std::string>& args, const fs::path& in,
+                                const fs::path& out, const fs::path& stats) {
+  std::vector<std::string> v{exe};
+  for (std::string a : args) {
+    if (a == "{in}") a = in.string();
+    if (a == "{out}") a = out.string();
+    if (a == "{stats}") a = stats.string();
+    v.push_back(a);
+  }
+  (void)p;
+  return v;
+}
+
+void tool_run(benchmark::State& state, Program p, bool decompress, std::string label, std::string source) {
+  const Input& in = input_for(label, source);
+  if (!in.unavailable.empty()) return state.SkipWithError(("skipped: " + in.unavailable).c_str());
+  const std::string exe = find_program(p.executable);
+  if (exe.empty()) return state.SkipWithError(("skipped: " + p.executable + " not found (apt-get install it, or carry it in the bundle)").c_str());
+  const fs::path dir = work_dir();
+  const fs::path packed = dir / (label + "." + p.variant + p.suffix), back = dir / (label + "." + p.variant + ".back");
+  const fs::path stats = dir / (p.variant + ".stats.json");
+  auto compress_to = [&](const fs::path& out) {
+    fs::remove(out);
+    return run_process(expand(p, exe, p.compress, in.path, out, stats), p.to_stdout ? in.path.string() : "",
+                       p.to_stdout ? out.string() : "");
+  };
+  auto decompress_to = [&](const fs::path& out) {
+    fs::remove(out);
+    return run_process(expand(p, exe, p.decompress, packed, out, stats), p.to_stdout ? packed.string() : "",
+                       p.to_stdout ? out.string() : "");
+  };
+  // The untimed check, once per program and input (not per repetition): compress, decompress,
+  // compare. A compressed file left by a failed or interrupted run is never trusted.
+  static std::map<std::string, bool> checked;
+  if (!checked.contains(packed.string())) {
+    Run r = compress_to(packed);
+    if (r.status != 0) return state.SkipWithError(fmt::format("FAILED: {} exited with {} compressing", p.variant, r.status).c_str());
+    r = decompress_to(back);
+    const bool same = r.status == 0 && sha256_file(back) == in.sha256;
+    fs::remove(back);
+    if (!same) return state.SkipWithError(fmt::format("FAILED: {} did not give the input back (exit {})", p.variant, r.status).c_str());
+    checked[packed.string()] = true;
+  }
+  Run last;
+  for (auto _ : state) {
+    last = decompress ? decompress_to(back) : compress_to(packed);
+    state.SetIterationTime(last.seconds);
+    if (last.status != 0) return state.SkipWithError(fmt::format("FAILED: {} exited with {}", p.variant, last.status).c_str());
+  }
+  if (decompress && sha256_file(back) != in.sha256) return state.SkipWithError("FAILED: the decompressed output differs");
+  fs::remove(back);
+  set_throughput_counters(state, in.bytes);
+  state.counters["ratio"] = static_cast<double>(fs::file_size(packed)) / static_cast<double>(std::max<std::uint64_t>(in.bytes, 1));
+  state.counters["threads"] = p.thread_count;
+  state.counters["peak_host_rss_bytes"] = static_cast<double>(last.max_rss_kib) * 1024.0;
+  if (p.parcomp && fs::exists(stats)) {
+    std::ifstream f(stats);
+    const auto j = nlohmann::json::parse(f, nullptr, false);
+    if (!j.is_discarded() && !j.value("gpus", nlohmann::json::array()).empty()) {
+      const double blocks = j.value("blocks", 0.0), gpu_blocks = j.value("gpu_blocks", 0.0);
+      state.counters["gpus"] = static_cast<double>(j.value("gpus", nlohmann::json::array()).size());
+      state.counters["gpu_share"] = blocks > 0 ? gpu_blocks / blocks : 0.0;
+      state.counters["startup_s"] = j.value("first_gpu_ready_s", -1.0);
+      state.counters["peak_device_bytes"] = j.value("peak_device_bytes", 0.0);
+    }
+    if (!j.is_discarded()) state.counters["threads"] = j.value("cpu_workers", 0.0);
+  }
+}
+
+// copy.cat: cat in > out; copy.write: this process writes that many bytes to a file.
+void copy_run(benchmark::State& state, bool cat, std::string label, std::string source) {
+  const Input& in = input_for(label, source);
+  if (!in.unavailable.empty()) return state.SkipWithError(("skipped: " + in.unavailable).c_str());
+  const fs::path out = work_dir() / (label + ".copy");
+  const std::string cat_exe = find_program("cat");
+  std::vector<char> buf(std::size_t{16} << 20, 'x');
+  for (auto _ : state) {
+    fs::remove(out);
+    double seconds = 0;
+    if (cat) {
+      const Run r = run_process({cat_exe}, in.path.string(), out.string());
+      seconds = r.seconds;
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      for (std::uint64_t left = in.bytes; left > 0;) {
+        const ssize_t w = ::write(fd, buf.data(), std::min<std::uint64_t>(left, buf.size()));
+        if (w <= 0) break;
+        left -= static_cast<std::uint64_t>(w);
+      }
+      ::close(fd);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    state.SetIterationTime(seconds);
+  }
+  fs::remove(out);
+  set_throughput_counters(state, in.bytes);
+}
+
+}  // namespace
+
+void register_tool() {
+  const unsigned t = threads();
+  const std::string ts = std::to_string(t);
+  std::vector<Program> programs = {
+      {"parcomp.fast", "parcomp", {"-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp"},
+      {"parcomp.fast.cpu", "parcomp", {"-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp"},
+      {"parcomp.paper", "parcomp", {"-q", "-f", "--config", "paper", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp"},
+      {"lbzip2", "lbzip2", {"-9", "-n", ts, "-c"}, {"-d", "-n", ts, "-c"}, true, t, false, ".bz2"},
+      {"bzip2", "bzip2", {"-9", "-c"}, {"-d", "-c"}, true, 1, false, ".bz2"},
+      {"zstd.l3", "zstd", {"-3", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".zst"},
+      {"zstd.l19", "zstd", {"-19", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".zst"},
+      {"pigz", "pigz", {"-6", "-p", ts, "-c"}, {"-d", "-c"}, true, t, false, ".gz"},
+  };
+  if (find_program("pigz").empty()) programs.back() = {"gzip", "gzip", {"-6", "-c"}, {"-d", "-c"}, true, 1, false, ".gz"};
+  const std::vector<std::pair<std::string, std::string>> datasets = {
+      {"calgary-book1", "calgary/book1"}, {"silesia-xml", "silesia/xml"}, {"silesia-dickens", "silesia/dickens"},
+      {"linux-2.6.11.1.tar", "linux-2.6.11.1.tar"}, {kX25, "linux-2.6.11.1.tar"}};
+  for (const auto& [label, source] : datasets) {
+    std::uint64_t n = 0;
+    try {
+      n = datasets::find_manifest_file(source).size * (label == kX25 ? kX25Copies : 1);
+    } catch (const std::exception&) {
+      continue;
+    }
+    const bool huge = label == kX25;
+    for (const auto& p : programs) {
+      if (huge && (p.variant == "bzip2" || p.variant == "zstd.l19" || p.variant == "gzip" || p.variant == "parcomp.paper")) continue;  // hours
+      for (const bool d : {false, true}) {
+        const std::string name = fmt::format("tool.e2e/{}.{}/{}/n={}", p.variant, d ? "decompress" : "compress", label, n);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), tool_run, p, d, label, source);
+        b->UseManualTime()->Iterations(1)->Repetitions(huge ? 2 : 3)->Unit(benchmark::kMillisecond);
+      }
+    }
+    for (const bool cat : {true, false}) {
+      const std::string name = fmt::format("tool.e2e/{}/{}/n={}", cat ? "copy.cat" : "copy.write", label, n);
+      benchmark::RegisterBenchmark(name.c_str(), copy_run, cat, label, source)
+          ->UseManualTime()->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+}  // namespace parcomp::bench
