@@ -1,6 +1,7 @@
 // The CPU codec. See cpu_codec.hpp.
 #include "cpu_codec.hpp"
 
+#include "codec/common/bits.hpp"
 #include "codec/common/codes.hpp"
 #include "codec/common/crc32.hpp"
 #include "codec/common/errors.hpp"
@@ -365,33 +366,6 @@ struct Decoder {
   }
 };
 
-// MSB-first bits from a byte span; bits past its end read as zero, and are counted.
-class BitReader {
- public:
-  explicit BitReader(std::span<const std::uint8_t> in) : in_(in) { refill(); }
-  std::uint64_t window() const { return buf_; }
-  void skip(int n) {
-    buf_ <<= n;
-    avail_ -= n;
-    used_ += static_cast<std::uint64_t>(n);
-    if (avail_ < 32) refill();
-  }
-  std::uint64_t used() const { return used_; }
-
- private:
-  void refill() {
-    while (avail_ <= 56) {
-      const std::uint8_t b = pos_ < in_.size() ? in_[pos_] : 0;
-      ++pos_;
-      buf_ |= static_cast<std::uint64_t>(b) << (56 - avail_);
-      avail_ += 8;
-    }
-  }
-  std::span<const std::uint8_t> in_;
-  std::size_t pos_ = 0;
-  std::uint64_t buf_ = 0, used_ = 0;
-  int avail_ = 0;
-};
 
 // ---- reverse BWT --------------------------------------------------------------------------------
 

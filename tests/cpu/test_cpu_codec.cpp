@@ -6,6 +6,7 @@
 #include "datasets/synthetic.hpp"
 #include "reference/pipeline.hpp"
 
+#include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
 
 #include <gtest/gtest.h>
@@ -14,27 +15,10 @@
 #include <string>
 
 namespace {
+using parcomp::testing::periodic;
+using parcomp::testing::word_text;
 using namespace parcomp;
 using Bytes = std::vector<std::uint8_t>;
-
-Bytes text(std::size_t n, std::uint64_t seed) {
-  static const char* words[] = {"the ", "of ", "parallel ", "compression ", "block ", "GPU ", "sort ", "and\n", "x"};
-  std::mt19937_64 rng(seed);
-  Bytes out;
-  while (out.size() < n) {
-    const std::string w = words[rng() % 9];
-    out.insert(out.end(), w.begin(), w.end());
-  }
-  out.resize(n);
-  return out;
-}
-
-Bytes periodic(std::size_t n, const std::string& period) {
-  Bytes out;
-  while (out.size() < n) out.insert(out.end(), period.begin(), period.end());
-  out.resize(n);
-  return out;
-}
 
 std::vector<std::pair<std::string, Bytes>> inputs(std::uint64_t seed) {
   return {{"empty", {}},
@@ -43,7 +27,7 @@ std::vector<std::pair<std::string, Bytes>> inputs(std::uint64_t seed) {
           {"all equal", Bytes(100000, 'z')},
           {"periodic ab", periodic(65536, "ab")},          // equal rotations in every block
           {"periodic abc", periodic(100003, "abc")},       // and in the last, shorter one
-          {"text", text(300007, seed)},
+          {"text", word_text(300007, seed)},
           {"random", datasets::bytes_with_entropy(150001, 8.0, seed)},
           {"low entropy", datasets::bytes_with_entropy(200003, 0.7, seed + 1)},
           {"skewed", datasets::bytes_with_entropy(99999, 2.0, seed + 2)}};
@@ -69,7 +53,7 @@ TEST(CpuCodec, BitIdenticalToTheOracleAndRoundTrips) {
 TEST(CpuCodec, DamageIsAnErrorNeverWrongOutput) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  const Bytes in = text(200000, seed);
+  const Bytes in = word_text(200000, seed);
   std::mt19937_64 rng(seed);
   for (const auto config : {pipeline::Config::fast, pipeline::Config::paper}) {
     const Bytes file = cpu::compress(config, in, 32768, 2);

@@ -9,6 +9,7 @@
 #include "datasets/synthetic.hpp"
 #include "reference/pipeline.hpp"
 
+#include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include <string>
 
 namespace {
+using parcomp::testing::word_text;
 using namespace parcomp;
 using Bytes = std::vector<std::uint8_t>;
 
@@ -69,18 +71,6 @@ Bytes decompress(const Bytes& file, const engine::Options& o, std::uint64_t seed
   return sink.b;
 }
 
-Bytes text(std::size_t n, std::uint64_t seed) {
-  static const char* words[] = {"stream ", "frame ", "block ", "GPU ", "CPU ", "order\n"};
-  std::mt19937_64 rng(seed);
-  Bytes out;
-  while (out.size() < n) {
-    const std::string w = words[rng() % 6];
-    out.insert(out.end(), w.begin(), w.end());
-  }
-  out.resize(n);
-  return out;
-}
-
 TEST(Engine, RoundTripsOverBlockAndFrameBoundaries) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -89,7 +79,7 @@ TEST(Engine, RoundTripsOverBlockAndFrameBoundaries) {
     for (const std::size_t n : {std::size_t{0}, std::size_t{1}, block - 1, block, block + 1, 3 * block, 10 * block + 77}) {
       for (const int threads : {1, 3}) {
         SCOPED_TRACE(::testing::Message() << pipeline::config_name(config) << " n " << n << " threads " << threads);
-        const Bytes in = text(n, seed + n);
+        const Bytes in = word_text(n, seed + n);
         engine::Options o = cpu_options(block, threads);
         o.config = config;
         const Bytes file = compress(in, o, seed);
@@ -104,7 +94,7 @@ TEST(Engine, RoundTripsOverBlockAndFrameBoundaries) {
 TEST(Engine, OutputDoesNotDependOnTheWorkersOrTheReads) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  const Bytes in = text(200003, seed);
+  const Bytes in = word_text(200003, seed);
   const Bytes one = compress(in, cpu_options(8192, 1, 4), seed);
   EXPECT_EQ(compress(in, cpu_options(8192, 3, 4), seed + 7), one);
   engine::Options with_gpus = cpu_options(8192, 2, 4);
@@ -113,7 +103,7 @@ TEST(Engine, OutputDoesNotDependOnTheWorkersOrTheReads) {
 }
 
 TEST(Engine, FramesHoldTheCpuCodecsContainers) {
-  const Bytes in = text(50000, 3);
+  const Bytes in = word_text(50000, 3);
   const engine::Options o = cpu_options(4096, 2, 5);
   const Bytes file = compress(in, o);
   // Walk the stream by hand: header, frames (each body a version-2 container of 5 blocks), index, end.
@@ -142,7 +132,7 @@ TEST(Engine, FramesHoldTheCpuCodecsContainers) {
 }
 
 TEST(Engine, ReadsVersionTwoContainers) {
-  const Bytes in = text(123457, 5);
+  const Bytes in = word_text(123457, 5);
   for (const auto config : {pipeline::Config::fast, pipeline::Config::paper}) {
     const Bytes v2 = cpu::compress(config, in, 16384, 2);
     EXPECT_EQ(decompress(v2, cpu_options(16384)), in);
@@ -152,7 +142,7 @@ TEST(Engine, ReadsVersionTwoContainers) {
 TEST(Engine, DamageIsAnErrorNamingTheOffsetNeverWrongOrShortOutput) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  const Bytes in = text(60000, seed);
+  const Bytes in = word_text(60000, seed);
   const engine::Options o = cpu_options(4096, 2, 4);
   const Bytes file = compress(in, o);
   auto error_of = [&](const Bytes& f) -> std::string {
@@ -223,7 +213,7 @@ class WatchedSink : public engine::Sink {
 };
 
 TEST(Engine, MemoryIsBoundedByTheBlocksInFlight) {
-  const Bytes in = text(2 << 20, 9);
+  const Bytes in = word_text(2 << 20, 9);
   engine::Options o = cpu_options(16384, 2, 1);
   o.max_blocks_in_flight = 6;
   const Bytes file = compress(in, o);

@@ -5,6 +5,7 @@
 #include "codec/container.hpp"
 #include "reference/pipeline.hpp"
 
+#include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
 
 #include <gtest/gtest.h>
@@ -13,26 +14,14 @@
 #include <string>
 
 namespace {
+using parcomp::testing::word_text;
 using namespace parcomp;
-
-std::vector<std::uint8_t> text(std::size_t n, std::uint64_t seed) {
-  // Words from a small vocabulary: repeats like real text.
-  static const char* words[] = {"the ", "of ", "parallel ", "compression ", "block ", "GPU ", "sort ", "and\n"};
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint8_t> out;
-  while (out.size() < n) {
-    const std::string w = words[rng() % 8];
-    out.insert(out.end(), w.begin(), w.end());
-  }
-  out.resize(n);
-  return out;
-}
 
 const pipeline::Config kConfigs[] = {pipeline::Config::paper, pipeline::Config::fast};
 
 TEST(Pipeline, RoundTrips) {
   const std::vector<std::vector<std::uint8_t>> inputs = {
-      {}, {'x'}, {0}, std::vector<std::uint8_t>(70000, 'a'), text(200003, 1), datasets::bytes_with_entropy(150001, 8.0, 2),
+      {}, {'x'}, {0}, std::vector<std::uint8_t>(70000, 'a'), word_text(200003, 1), datasets::bytes_with_entropy(150001, 8.0, 2),
       datasets::bytes_with_entropy(99999, 1.0, 3)};
   for (const auto config : kConfigs) {
     for (const auto& in : inputs) {
@@ -49,7 +38,7 @@ TEST(Pipeline, RoundTrips) {
 }
 
 TEST(Pipeline, CompressesText) {
-  const auto in = text(1 << 20, 4);
+  const auto in = word_text(1 << 20, 4);
   const auto paper = reference::pipeline_compress(in, 1 << 20);
   EXPECT_LT(paper.size(), in.size() / 4) << "BWT + MTF + Huffman should shrink repetitive text";
   // The zero-run stage and several tables beat one table's floor of one bit per MTF symbol.
@@ -87,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, PipelineDamage, ::testing::ValuesIn(kConfigs),
                          [](const auto& info) { return pipeline::config_name(info.param); });
 
 TEST_P(PipelineDamage, AreErrors) {
-  const auto in = text(300001, 5);
+  const auto in = word_text(300001, 5);
   const auto file = reference::pipeline_compress(in, 65536, 0, GetParam());
   std::mt19937_64 rng(parcomp::testing::fresh_seed());
   for (int k = 0; k < 300; ++k) {

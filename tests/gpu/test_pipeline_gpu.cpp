@@ -7,35 +7,26 @@
 #include "codec/gpu_pipeline.hpp"
 #include "reference/pipeline.hpp"
 
+#include "common/sample_inputs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
 namespace {
+using parcomp::testing::word_text;
 using namespace parcomp;
 using parcomp::testing::fresh_seed;
 using parcomp::testing::GpuTest;
 using parcomp::testing::sized;
-
-std::vector<std::uint8_t> text(std::size_t n, std::uint64_t seed) {
-  static const char* words[] = {"the ", "of ", "parallel ", "compression ", "block ", "GPU ", "sort ", "and\n", "x"};
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint8_t> out;
-  while (out.size() < n) {
-    const std::string w = words[rng() % 9];
-    out.insert(out.end(), w.begin(), w.end());
-  }
-  out.resize(n);
-  return out;
-}
 
 class PipelineGpu : public GpuTest {};
 
 TEST_F(PipelineGpu, PaperIsBitIdenticalToTheCpuReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  for (const auto& in : {text(sized(300007, 20011), seed), datasets::bytes_with_entropy(sized(200001, 15001), 4.0, seed),
+  for (const auto& in : {word_text(sized(300007, 20011), seed), datasets::bytes_with_entropy(sized(200001, 15001), 4.0, seed),
                          std::vector<std::uint8_t>(sized(20000, 5000), 'z'), std::vector<std::uint8_t>{'q'}}) {
     for (const std::size_t block : {sized(65536, 8192), std::size_t{1} << 20}) {
       SCOPED_TRACE(::testing::Message() << "n " << in.size() << " block " << block);
@@ -51,7 +42,7 @@ TEST_F(PipelineGpu, FastIsBitIdenticalToTheCpuReference) {
   // Blocks without equal rotations: the BWT's rows are unique, so the whole container must agree.
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  for (const auto& in : {text(sized((2 << 20) + 333, 30333), seed), datasets::bytes_with_entropy(sized(700001, 20001), 5.0, seed), std::vector<std::uint8_t>{'q'}}) {
+  for (const auto& in : {word_text(sized((2 << 20) + 333, 30333), seed), datasets::bytes_with_entropy(sized(700001, 20001), 5.0, seed), std::vector<std::uint8_t>{'q'}}) {
     for (const std::size_t block : {std::size_t{65536}, std::size_t{1} << 20}) {
       SCOPED_TRACE(::testing::Message() << "n " << in.size() << " block " << block);
       const auto gpu = pipeline::compress_gpu(pipeline::Config::fast, in, block);
@@ -65,7 +56,7 @@ TEST_F(PipelineGpu, FastIsBitIdenticalToTheCpuReference) {
 TEST_F(PipelineGpu, FastRoundTripsOnGpuAndCpu) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  for (const auto& in : {text(sized((3 << 20) + 5, 30005), seed), datasets::bytes_with_entropy(sized(1000003, 20003), 8.0, seed),
+  for (const auto& in : {word_text(sized((3 << 20) + 5, 30005), seed), datasets::bytes_with_entropy(sized(1000003, 20003), 8.0, seed),
                          datasets::bytes_with_entropy(sized(500000, 10000), 0.5, seed), std::vector<std::uint8_t>(sized(100000, 5000), 7),
                          std::vector<std::uint8_t>{}}) {
     SCOPED_TRACE(::testing::Message() << "n " << in.size());
@@ -76,7 +67,7 @@ TEST_F(PipelineGpu, FastRoundTripsOnGpuAndCpu) {
 }
 
 TEST_F(PipelineGpu, DamagedContainersAreErrors) {
-  const auto in = text(sized(400000, 30000), fresh_seed());
+  const auto in = word_text(sized(400000, 30000), fresh_seed());
   std::mt19937_64 rng(fresh_seed());
   for (const auto config : {pipeline::Config::paper, pipeline::Config::fast}) {
     const auto file = pipeline::compress_gpu(config, in, 65536);

@@ -1,0 +1,695 @@
+// The bzip2 stream format. See bz2.hpp; the steps follow bzip2 1.0.8's compress.c, huffman.c,
+// bzlib.c and decompress.c (read, not copied), so that the bytes written are bzip2's.
+#include "bz2.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace parcomp::bz2 {
+
+namespace {
+
+constexpr std::array<std::uint32_t, 256> make_crc_table() {
+  std::array<std::uint32_t, 256> t{};
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    std::uint32_t c = i << 24;
+    for (int k = 0; k < 8; ++k) c = (c & 0x80000000u) != 0 ? (c << 1) ^ 0x04C11DB7u : c << 1;
+    t[i] = c;
+  }
+  return t;
+}
+constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
+
+[[noreturn]] void corrupt(const Where& where, std::uint64_t bit, const std::string& what) {
+  Where w = where;
+  w.bit = bit;
+  throw CorruptDataError(w.text() + ": " + what);
+}
+
+// MSB-first bits appended to a byte vector (values of at most 32 bits).
+class BlockWriter {
+ public:
+  explicit BlockWriter(std::vector<std::uint8_t>& out) : out_(out) { out_.clear(); }
+  void put(std::uint32_t value, int n) {
+    acc_ = (acc_ << n) | value;
+    pending_ += n;
+    total_ += static_cast<std::uint64_t>(n);
+    while (pending_ >= 8) {
+      pending_ -= 8;
+      out_.push_back(static_cast<std::uint8_t>(acc_ >> pending_));
+    }
+  }
+  // Pads the last byte with zeros; returns the bits written.
+  std::uint64_t finish() {
+    if (pending_ > 0) out_.push_back(static_cast<std::uint8_t>(acc_ << (8 - pending_)));
+    pending_ = 0;
+    return total_;
+  }
+
+ private:
+  std::vector<std::uint8_t>& out_;
+  std::uint64_t acc_ = 0, total_ = 0;
+  int pending_ = 0;
+};
+
+}  // namespace
+
+std::string Where::text() const {
+  std::string s = "stream " + std::to_string(stream);
+  if (block > 0) s += ", block " + std::to_string(block);
+  return s + " (bit " + std::to_string(bit) + " of the input)";
+}
+
+std::uint32_t crc_update(std::uint32_t crc, std::span<const std::uint8_t> bytes) {
+  for (const std::uint8_t b : bytes) crc = (crc << 8) ^ kCrcTable[(crc >> 24) ^ b];
+  return crc;
+}
+
+// ---- the initial run-length stage ---------------------------------------------------------------
+
+std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final) {
+  // bzip2's ADD_CHAR_TO_BLOCK and add_pair_to_block, counting bytes only: a run of 1 to 3 adds
+  // that many bytes, a longer one 5; the run being read is pending.
+  const std::size_t fill = block_fill(level);
+  std::size_t nblock = 0, run_len = 0;
+  unsigned run_ch = 256;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const unsigned c = in[i];
+    if (c != run_ch && run_len == 1) {
+      ++nblock;
+      run_ch = c;
+    } else if (c != run_ch || run_len == kMaxRun) {
+      if (run_ch < 256) nblock += run_len < 4 ? run_len : 5;
+      run_ch = c;
+      run_len = 1;
+    } else {
+      ++run_len;
+    }
+    if (nblock >= fill) return i + 1 - run_len;  // the pending run opens the next block
+  }
+  return final ? in.size() : 0;
+}
+
+std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
+  const std::size_t before = out.size();
+  const std::size_t n = in.size();
+  for (std::size_t i = 0; i < n;) {
+    const std::uint8_t c = in[i];
+    std::size_t j = i + 1;
+    while (j < n && in[j] == c && j - i < kMaxRun) ++j;
+    const std::size_t len = j - i;
+    if (len < 4) {
+      out.insert(out.end(), len, c);
+    } else {
+      out.insert(out.end(), 4, c);
+      out.push_back(static_cast<std::uint8_t>(len - 4));
+    }
+    i = j;
+  }
+  return out.size() - before;
+}
+
+// ---- Huffman code lengths (huffman.c) ------------------------------------------------------------
+
+void make_code_lengths(const std::int32_t* freq, int alphabet, int max_length, std::uint8_t* lengths) {
+  // Weights carry the subtree depth in their low byte, so that equal frequencies prefer the
+  // shallower subtree; the heap compares whole weights (UPHEAP / DOWNHEAP).
+  std::int32_t heap[kMaxAlphabet + 2];
+  std::int32_t weight[kMaxAlphabet * 2];
+  std::int32_t parent[kMaxAlphabet * 2];
+  for (int i = 0; i < alphabet; ++i) weight[i + 1] = (freq[i] == 0 ? 1 : freq[i]) << 8;
+  auto add_weights = [](std::int32_t a, std::int32_t b) {
+    const std::int32_t depth = 1 + std::max(a & 0xff, b & 0xff);
+    return static_cast<std::int32_t>((a & static_cast<std::int32_t>(0xffffff00)) + (b & static_cast<std::int32_t>(0xffffff00))) | depth;
+  };
+  while (true) {
+    int nodes = alphabet, n_heap = 0;
+    heap[0] = 0;
+    weight[0] = 0;
+    parent[0] = -2;
+    auto up = [&](int z) {
+      const std::int32_t tmp = heap[z];
+      while (weight[tmp] < weight[heap[z >> 1]]) {
+        heap[z] = heap[z >> 1];
+        z >>= 1;
+      }
+      heap[z] = tmp;
+    };
+    auto down = [&](int z) {
+      const std::int32_t tmp = heap[z];
+      while (true) {
+        int y = z << 1;
+        if (y > n_heap) break;
+        if (y < n_heap && weight[heap[y + 1]] < weight[heap[y]]) ++y;
+        if (weight[tmp] < weight[heap[y]]) break;
+        heap[z] = heap[y];
+        z = y;
+      }
+      heap[z] = tmp;
+    };
+    for (int i = 1; i <= alphabet; ++i) {
+      parent[i] = -1;
+      heap[++n_heap] = i;
+      up(n_heap);
+    }
+    while (n_heap > 1) {
+      const std::int32_t n1 = heap[1];
+      heap[1] = heap[n_heap--];
+      down(1);
+      const std::int32_t n2 = heap[1];
+      heap[1] = heap[n_heap--];
+      down(1);
+      ++nodes;
+      parent[n1] = parent[n2] = nodes;
+      weight[nodes] = add_weights(weight[n1], weight[n2]);
+      parent[nodes] = -1;
+      heap[++n_heap] = nodes;
+      up(n_heap);
+    }
+    bool too_long = false;
+    for (int i = 1; i <= alphabet; ++i) {
+      int depth = 0;
+      for (int k = i; parent[k] >= 0; k = parent[k]) ++depth;
+      lengths[i - 1] = static_cast<std::uint8_t>(depth);
+      if (depth > max_length) too_long = true;
+    }
+    if (!too_long) return;
+    for (int i = 1; i <= alphabet; ++i) weight[i] = (1 + (weight[i] >> 8) / 2) << 8;
+  }
+}
+
+// ---- writing a block (compress.c) ------------------------------------------------------------------
+
+void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
+                  EncodeScratch& scratch) {
+  const std::size_t n = last.size();
+  if (n == 0) throw ContractError("bz2::encode_block: an empty block (bzip2 writes none)");
+  // generateMTFValues: the used bytes, MTF over them, zero runs as RUNA/RUNB, EOB.
+  bool in_use[256] = {};
+  for (const std::uint8_t b : last) in_use[b] = true;
+  std::uint8_t to_seq[256] = {};
+  int n_in_use = 0;
+  for (int i = 0; i < 256; ++i)
+    if (in_use[i]) to_seq[i] = static_cast<std::uint8_t>(n_in_use++);
+  const int eob = n_in_use + 1, alpha = n_in_use + 2;
+  std::int32_t mtf_freq[kMaxAlphabet] = {};
+  std::vector<std::uint16_t>& mtfv = scratch.mtfv;
+  mtfv.resize(n + 1);
+  std::size_t wr = 0;
+  std::uint8_t yy[256];
+  for (int i = 0; i < n_in_use; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  std::size_t z_pend = 0;
+  auto flush_zeros = [&] {
+    if (z_pend == 0) return;
+    --z_pend;
+    while (true) {
+      const std::uint16_t digit = (z_pend & 1) != 0 ? kRunB : kRunA;
+      mtfv[wr++] = digit;
+      ++mtf_freq[digit];
+      if (z_pend < 2) break;
+      z_pend = (z_pend - 2) / 2;
+    }
+    z_pend = 0;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint8_t v = to_seq[last[i]];
+    if (yy[0] == v) {
+      ++z_pend;
+      continue;
+    }
+    flush_zeros();
+    int j = 1;
+    std::uint8_t carry = yy[0];
+    while (yy[j] != v) {
+      std::swap(carry, yy[j]);
+      ++j;
+    }
+    yy[j] = carry;
+    yy[0] = v;
+    mtfv[wr++] = static_cast<std::uint16_t>(j + 1);
+    ++mtf_freq[j + 1];
+  }
+  flush_zeros();
+  mtfv[wr++] = static_cast<std::uint16_t>(eob);
+  ++mtf_freq[eob];
+  const std::size_t n_mtf = wr;
+
+  // sendMTFValues: the table count, the starting tables, four rounds.
+  const int groups = n_mtf < 200 ? 2 : n_mtf < 600 ? 3 : n_mtf < 1200 ? 4 : n_mtf < 2400 ? 5 : 6;
+  std::uint8_t len[kMaxTables][kMaxAlphabet];
+  for (auto& row : len) std::fill(row, row + kMaxAlphabet, std::uint8_t{15});
+  {
+    int parts = groups;
+    std::int64_t rem = static_cast<std::int64_t>(n_mtf);
+    int gs = 0;
+    while (parts > 0) {
+      const std::int64_t target = rem / parts;
+      int ge = gs - 1;
+      std::int64_t a = 0;
+      while (a < target && ge < alpha - 1) a += mtf_freq[++ge];
+      if (ge > gs && parts != groups && parts != 1 && (groups - parts) % 2 == 1) a -= mtf_freq[ge--];
+      for (int v = 0; v < alpha; ++v) len[parts - 1][v] = v >= gs && v <= ge ? 0 : 15;
+      --parts;
+      gs = ge + 1;
+      rem -= a;
+    }
+  }
+  std::vector<std::uint8_t>& selector = scratch.selectors;
+  const std::size_t n_selectors = (n_mtf + kGroupSize - 1) / kGroupSize;
+  selector.resize(n_selectors);
+  std::int32_t rfreq[kMaxTables][kMaxAlphabet];
+  for (int iter = 0; iter < kIterations; ++iter) {
+    for (int t = 0; t < groups; ++t) std::fill(rfreq[t], rfreq[t] + alpha, 0);
+    for (std::size_t g = 0; g < n_selectors; ++g) {
+      const std::size_t gs = g * kGroupSize, ge = std::min(gs + kGroupSize, n_mtf);
+      std::uint32_t cost[kMaxTables] = {};
+      for (std::size_t i = gs; i < ge; ++i)
+        for (int t = 0; t < groups; ++t) cost[t] += len[t][mtfv[i]];
+      int bt = 0;
+      for (int t = 1; t < groups; ++t)
+        if (cost[t] < cost[bt]) bt = t;
+      selector[g] = static_cast<std::uint8_t>(bt);
+      for (std::size_t i = gs; i < ge; ++i) ++rfreq[bt][mtfv[i]];
+    }
+    for (int t = 0; t < groups; ++t) make_code_lengths(rfreq[t], alpha, kEncodeMaxLength, len[t]);
+  }
+  if (n_selectors > kMaxSelectors) throw ContractError("bz2::encode_block: a block larger than bzip2's 900k");
+  // Codes (BZ2_hbAssignCodes): by length, then symbol.
+  std::uint32_t code[kMaxTables][kMaxAlphabet];
+  for (int t = 0; t < groups; ++t) {
+    const int lo = *std::min_element(len[t], len[t] + alpha), hi = *std::max_element(len[t], len[t] + alpha);
+    std::uint32_t vec = 0;
+    for (int l = lo; l <= hi; ++l) {
+      for (int i = 0; i < alpha; ++i)
+        if (len[t][i] == l) code[t][i] = vec++;
+      vec <<= 1;
+    }
+  }
+
+  BlockWriter w(out.bytes);
+  w.put(static_cast<std::uint32_t>(kBlockMagic >> 24), 24);
+  w.put(static_cast<std::uint32_t>(kBlockMagic & 0xffffff), 24);
+  w.put(crc, 32);
+  w.put(0, 1);  // not randomised
+  w.put(orig_ptr, 24);
+  std::uint32_t ranges = 0;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j)
+      if (in_use[i * 16 + j]) ranges |= 1u << (15 - i);
+  w.put(ranges, 16);
+  for (int i = 0; i < 16; ++i) {
+    if ((ranges >> (15 - i) & 1u) == 0) continue;
+    std::uint32_t bits = 0;
+    for (int j = 0; j < 16; ++j)
+      if (in_use[i * 16 + j]) bits |= 1u << (15 - j);
+    w.put(bits, 16);
+  }
+  w.put(static_cast<std::uint32_t>(groups), 3);
+  w.put(static_cast<std::uint32_t>(n_selectors), 15);
+  {
+    std::uint8_t pos[kMaxTables];
+    for (int i = 0; i < groups; ++i) pos[i] = static_cast<std::uint8_t>(i);
+    for (std::size_t s = 0; s < n_selectors; ++s) {
+      const std::uint8_t v = selector[s];
+      int j = 0;
+      while (pos[j] != v) ++j;
+      std::memmove(pos + 1, pos, static_cast<std::size_t>(j));
+      pos[0] = v;
+      for (int k = 0; k < j; ++k) w.put(1, 1);
+      w.put(0, 1);
+    }
+  }
+  for (int t = 0; t < groups; ++t) {
+    int curr = len[t][0];
+    w.put(static_cast<std::uint32_t>(curr), 5);
+    for (int i = 0; i < alpha; ++i) {
+      for (; curr < len[t][i]; ++curr) w.put(2, 2);
+      for (; curr > len[t][i]; --curr) w.put(3, 2);
+      w.put(0, 1);
+    }
+  }
+  for (std::size_t g = 0; g < n_selectors; ++g) {
+    const int t = selector[g];
+    const std::size_t gs = g * kGroupSize, ge = std::min(gs + kGroupSize, n_mtf);
+    for (std::size_t i = gs; i < ge; ++i) w.put(code[t][mtfv[i]], len[t][mtfv[i]]);
+  }
+  out.bits = w.finish();
+  out.crc = crc;
+}
+
+// ---- the stream ------------------------------------------------------------------------------------
+
+StreamWriter::StreamWriter(int level) : level_(level) {
+  if (level < 1 || level > 9) throw ContractError("bz2: the level is 1 to 9, not " + std::to_string(level));
+}
+
+void StreamWriter::put_bits(std::uint64_t value, int n, std::vector<std::uint8_t>& out) {
+  for (int k = n - 1; k >= 0; --k) {
+    partial_ = (partial_ << 1) | static_cast<std::uint32_t>((value >> k) & 1u);
+    if (++partial_bits_ == 8) {
+      out.push_back(static_cast<std::uint8_t>(partial_));
+      partial_ = 0;
+      partial_bits_ = 0;
+    }
+  }
+}
+
+void StreamWriter::header(std::vector<std::uint8_t>& out) {
+  out.insert(out.end(), {'B', 'Z', 'h', static_cast<std::uint8_t>('0' + level_)});
+}
+
+void StreamWriter::add(const BlockBits& block, std::vector<std::uint8_t>& out) {
+  combined_ = combine_crc(combined_, block.crc);
+  ++blocks_;
+  const std::size_t whole = static_cast<std::size_t>(block.bits / 8);
+  const int pb = partial_bits_;
+  if (pb == 0) {
+    out.insert(out.end(), block.bytes.begin(), block.bytes.begin() + static_cast<std::ptrdiff_t>(whole));
+  } else {
+    const std::size_t at = out.size();
+    out.resize(at + whole);
+    std::uint32_t carry = partial_;
+    for (std::size_t i = 0; i < whole; ++i) {
+      const std::uint32_t b = block.bytes[i];
+      out[at + i] = static_cast<std::uint8_t>((carry << (8 - pb)) | (b >> pb));
+      carry = b & ((1u << pb) - 1);
+    }
+    partial_ = carry;
+  }
+  const int tail = static_cast<int>(block.bits % 8);
+  if (tail > 0) put_bits(block.bytes[whole] >> (8 - tail), tail, out);
+}
+
+void StreamWriter::finish(std::vector<std::uint8_t>& out) {
+  put_bits(kEndMagic, 48, out);
+  put_bits(combined_, 32, out);
+  if (partial_bits_ > 0) put_bits(0, 8 - partial_bits_, out);
+}
+
+// ---- reading a block (decompress.c) -----------------------------------------------------------------
+
+namespace {
+
+// One table's decoder: bzip2's limit / base / perm (BZ2_hbCreateDecodeTables), so that any set of
+// lengths decodes exactly as libbz2 decodes it, plus a lookup table of kLut-bit prefixes.
+struct TableDecoder {
+  static constexpr int kLut = 10;
+  static constexpr std::uint16_t kSlow = 0xffff, kBad = 0xfffe;
+  std::int32_t limit[kDecodeMaxLength + 3], base[kDecodeMaxLength + 3];
+  std::uint16_t perm[kMaxAlphabet];
+  int min_len = 0, count = 0;
+  std::uint16_t lut[1 << kLut];  // symbol << 5 | length, or kSlow / kBad
+
+  void build(const std::uint8_t* length, int alpha) {
+    min_len = 32;
+    int max_len = 0;
+    for (int i = 0; i < alpha; ++i) {
+      min_len = std::min<int>(min_len, length[i]);
+      max_len = std::max<int>(max_len, length[i]);
+    }
+    count = 0;
+    for (int l = min_len; l <= max_len; ++l)
+      for (int j = 0; j < alpha; ++j)
+        if (length[j] == l) perm[count++] = static_cast<std::uint16_t>(j);
+    std::fill(std::begin(base), std::end(base), 0);
+    for (int i = 0; i < alpha; ++i) ++base[length[i] + 1];
+    for (int i = 1; i < kDecodeMaxLength + 3; ++i) base[i] += base[i - 1];
+    std::fill(std::begin(limit), std::end(limit), 0);
+    std::int32_t vec = 0;
+    for (int l = min_len; l <= max_len; ++l) {
+      vec += base[l + 1] - base[l];
+      limit[l] = vec - 1;
+      vec <<= 1;
+    }
+    for (int l = min_len + 1; l <= max_len; ++l) base[l] = ((limit[l - 1] + 1) << 1) - base[l];
+    for (std::uint32_t v = 0; v < (1u << kLut); ++v) {
+      std::uint16_t e = kSlow;
+      for (int zn = min_len; zn <= kLut; ++zn) {
+        const auto zvec = static_cast<std::int32_t>(v >> (kLut - zn));
+        if (zvec <= limit[zn]) {
+          const std::int32_t k = zvec - base[zn];
+          e = k < 0 || k >= count ? kBad : static_cast<std::uint16_t>(perm[k] << 5 | zn);
+          break;
+        }
+      }
+      lut[v] = e;
+    }
+  }
+  // The symbol at the front of a left-aligned window and its length; -1 for bits libbz2 rejects.
+  int decode(std::uint64_t window, int& length) const {
+    const std::uint16_t e = lut[window >> (64 - kLut)];
+    if (e < kBad) {
+      length = e & 31;
+      return e >> 5;
+    }
+    if (e == kBad) return -1;
+    for (int zn = std::max(min_len, kLut + 1); zn <= kDecodeMaxLength; ++zn) {
+      const auto zvec = static_cast<std::int32_t>(window >> (64 - zn));
+      if (zvec <= limit[zn]) {
+        const std::int32_t k = zvec - base[zn];
+        if (k < 0 || k >= count) return -1;
+        length = zn;
+        return perm[k];
+      }
+    }
+    return -1;
+  }
+};
+
+}  // namespace
+
+BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                         DecodeScratch& scratch, const Where& where) {
+  BitReader br(in, bit);
+  auto fail = [&](const std::string& what) { corrupt(where, br.used(), what); };
+  auto check_end = [&] {
+    if (br.past_end()) corrupt(where, in.size() * 8, "the input ends inside the block (truncated)");
+  };
+  const std::uint64_t magic = static_cast<std::uint64_t>(br.take(24)) << 24 | br.take(24);
+  if (magic != kBlockMagic) corrupt(where, bit, "no block magic");
+  BlockResult r;
+  r.stored_crc = br.take(32);
+  if (br.take(1) != 0)
+    fail("a randomised block (written by bzip2 0.9.0 or older): not supported; decompress it with bzip2");
+  const std::uint32_t orig_ptr = br.take(24);
+  const std::uint32_t ranges = br.take(16);
+  std::uint8_t from_seq[256];
+  int n_in_use = 0;
+  for (int i = 0; i < 16; ++i) {
+    if ((ranges >> (15 - i) & 1u) == 0) continue;
+    const std::uint32_t bits = br.take(16);
+    for (int j = 0; j < 16; ++j)
+      if ((bits >> (15 - j) & 1u) != 0) from_seq[n_in_use++] = static_cast<std::uint8_t>(i * 16 + j);
+  }
+  check_end();
+  if (n_in_use == 0) fail("the block uses no byte");
+  const int alpha = n_in_use + 2, eob = n_in_use + 1;
+  const int groups = static_cast<int>(br.take(3));
+  if (groups < kMinTables || groups > kMaxTables) fail("table count " + std::to_string(groups) + " (2 to 6)");
+  std::size_t n_selectors = br.take(15);
+  if (n_selectors == 0) fail("no selectors");
+  std::vector<std::uint8_t>& selector = scratch.selectors;
+  selector.resize(std::min(n_selectors, kMaxSelectors));
+  {
+    std::uint8_t pos[kMaxTables];
+    for (int i = 0; i < groups; ++i) pos[i] = static_cast<std::uint8_t>(i);
+    for (std::size_t s = 0; s < n_selectors; ++s) {
+      int j = 0;
+      while (br.take(1) != 0) {
+        if (++j >= groups) fail("a selector past the table count");
+      }
+      if ((s & 1023) == 0) check_end();
+      if (s >= kMaxSelectors) continue;  // libbz2 reads and ignores them
+      const std::uint8_t v = pos[j];
+      std::memmove(pos + 1, pos, static_cast<std::size_t>(j));
+      pos[0] = v;
+      selector[s] = v;
+    }
+    n_selectors = selector.size();
+  }
+  check_end();
+  TableDecoder tables[kMaxTables];
+  for (int t = 0; t < groups; ++t) {
+    std::uint8_t length[kMaxAlphabet];
+    int curr = static_cast<int>(br.take(5));
+    for (int i = 0; i < alpha; ++i) {
+      while (true) {
+        if (curr < 1 || curr > kDecodeMaxLength) fail("a code length outside 1 to 20");
+        if (br.take(1) == 0) break;
+        curr += br.take(1) == 0 ? 1 : -1;
+      }
+      length[i] = static_cast<std::uint8_t>(curr);
+    }
+    check_end();
+    tables[t].build(length, alpha);
+  }
+
+  // The symbols: MTF values with zero runs, into tt's low bytes.
+  const std::size_t limit = block_limit(level);
+  std::vector<std::uint32_t>& tt = scratch.tt;
+  if (tt.size() < limit) tt.resize(limit);
+  std::uint32_t counts[256] = {};
+  std::uint8_t yy[256];
+  for (int i = 0; i < 256; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  std::size_t nblock = 0, group = 0;
+  int group_left = 0;
+  const TableDecoder* table = nullptr;
+  std::uint64_t run = 0, run_weight = 1;  // RUNA/RUNB digits so far, and the next digit's weight
+  bool in_run = false;
+  while (true) {
+    if (group_left == 0) {
+      if (group >= n_selectors) fail("more symbols than the selectors cover");
+      table = &tables[selector[group++]];
+      group_left = kGroupSize;
+    }
+    --group_left;
+    int length = 0;
+    const int sym = table->decode(br.window(), length);
+    if (sym < 0) fail("bits that are no codeword");
+    br.skip(length);
+    if (br.past_end()) corrupt(where, in.size() * 8, "the input ends inside the block (truncated)");
+    if (sym == kRunA || sym == kRunB) {
+      if (run_weight >= (std::uint64_t{2} << 20)) fail("a zero run longer than any block");
+      run += run_weight * (sym == kRunA ? 1u : 2u);
+      run_weight <<= 1;
+      in_run = true;
+      continue;
+    }
+    if (in_run) {
+      const std::uint8_t b = from_seq[yy[0]];
+      if (run > limit - nblock) fail("more bytes than the level's block size");
+      counts[b] += static_cast<std::uint32_t>(run);
+      for (std::uint64_t k = 0; k < run; ++k) tt[nblock++] = b;
+      run = 0;
+      run_weight = 1;
+      in_run = false;
+    }
+    if (sym == eob) break;
+    if (nblock >= limit) fail("more bytes than the level's block size");
+    const int j = sym - 1;
+    const std::uint8_t v = yy[j];
+    std::memmove(yy + 1, yy, static_cast<std::size_t>(j));
+    yy[0] = v;
+    const std::uint8_t b = from_seq[v];
+    ++counts[b];
+    tt[nblock++] = b;
+  }
+  r.end_bit = br.used();
+  if (orig_ptr >= nblock) fail("origPtr " + std::to_string(orig_ptr) + " outside the block's " + std::to_string(nblock) + " bytes");
+
+  // The inverse BWT (tt[row] = next row << 8 | byte) and the inverse of the run-length stage.
+  std::uint32_t start[256];
+  for (std::uint32_t c = 0, sum = 0; c < 256; ++c) {
+    start[c] = sum;
+    sum += counts[c];
+  }
+  for (std::size_t i = 0; i < nblock; ++i) tt[start[tt[i] & 0xff]++] |= static_cast<std::uint32_t>(i) << 8;
+  const std::size_t first = out.size();
+  std::uint32_t pos = tt[orig_ptr] >> 8;
+  unsigned prev = 256;
+  int same = 0;
+  for (std::size_t i = 0; i < nblock; ++i) {
+    pos = tt[pos];
+    const unsigned c = pos & 0xff;
+    pos >>= 8;
+    if (same == 4) {  // a count after four equal bytes
+      out.insert(out.end(), c, static_cast<std::uint8_t>(prev));
+      same = 0;
+      prev = 256;
+      continue;
+    }
+    same = c == prev ? same + 1 : 1;
+    prev = c;
+    out.push_back(static_cast<std::uint8_t>(c));
+  }
+  if (same == 4) fail("the block ends inside a run (four equal bytes without their count)");
+  r.bytes = out.size() - first;
+  const std::uint32_t crc = block_crc(std::span<const std::uint8_t>(out).subspan(first));
+  if (crc != r.stored_crc) {
+    out.resize(first);
+    corrupt(where, bit, "block CRC " + std::to_string(crc) + " differs from the stored " + std::to_string(r.stored_crc));
+  }
+  return r;
+}
+
+// ---- streams ----------------------------------------------------------------------------------------
+
+int header_level(std::span<const std::uint8_t> in, std::size_t at) {
+  if (in.size() < at + kHeaderBytes || in[at] != 'B' || in[at + 1] != 'Z' || in[at + 2] != 'h') return 0;
+  const int level = in[at + 3] - '0';
+  return level >= 1 && level <= 9 ? level : 0;
+}
+
+namespace {
+// The 48 bits at `bit` (zeros past the end).
+std::uint64_t bits48(std::span<const std::uint8_t> in, std::uint64_t bit) {
+  BitReader br(in, bit);
+  return static_cast<std::uint64_t>(br.take(24)) << 24 | br.take(24);
+}
+}  // namespace
+
+std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> in, DecodeStats* stats) {
+  std::vector<std::uint8_t> out;
+  DecodeScratch scratch;
+  DecodeStats st;
+  std::size_t at = 0;
+  const std::uint64_t total_bits = static_cast<std::uint64_t>(in.size()) * 8;
+  while (at < in.size()) {
+    const int level = header_level(in, at);
+    if (level == 0) {
+      if (st.streams == 0) throw CorruptDataError("not a bzip2 stream: no \"BZh1\" to \"BZh9\" header");
+      st.trailing_bytes = in.size() - at;
+      break;
+    }
+    Where where;
+    where.stream = ++st.streams;
+    std::uint64_t bit = (at + kHeaderBytes) * 8;
+    std::uint32_t combined = 0;
+    while (true) {
+      where.bit = bit;
+      if (bit + 48 > total_bits) corrupt(where, bit, "the input ends before the stream's end marker (truncated)");
+      const std::uint64_t magic = bits48(in, bit);
+      if (magic == kBlockMagic) {
+        ++where.block;
+        ++st.blocks;
+        const BlockResult r = decode_block(in, bit, level, out, scratch, where);
+        combined = combine_crc(combined, r.stored_crc);
+        bit = r.end_bit;
+      } else if (magic == kEndMagic) {
+        if (bit + 80 > total_bits) corrupt(where, bit, "the input ends inside the end marker (truncated)");
+        BitReader br(in, bit + 48);
+        const std::uint32_t stored = br.take(32);
+        if (stored != combined)
+          corrupt(where, bit + 48, "stream CRC " + std::to_string(combined) + " differs from the stored " + std::to_string(stored));
+        at = static_cast<std::size_t>((bit + 80 + 7) / 8);
+        break;
+      } else {
+        corrupt(where, bit, "neither a block nor the end marker");
+      }
+    }
+  }
+  if (st.streams == 0) throw CorruptDataError("not a bzip2 stream: empty input");
+  if (stats != nullptr) *stats = st;
+  return out;
+}
+
+void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out) {
+  to_bit = std::min<std::uint64_t>(to_bit, in.size() * std::uint64_t{8});
+  if (to_bit < from_bit + 48) return;
+  // A 64-bit window per byte; the 48 bits at shift s of it are (w >> (16 - s)).
+  const std::size_t first = static_cast<std::size_t>(from_bit / 8), last = static_cast<std::size_t>((to_bit - 48) / 8);
+  for (std::size_t p = first; p <= last; ++p) {
+    std::uint64_t w = 0;
+    for (std::size_t k = 0; k < 8; ++k) w = w << 8 | (p + k < in.size() ? in[p + k] : 0);
+    for (int s = 0; s < 8; ++s) {
+      const std::uint64_t b = p * 8 + static_cast<std::uint64_t>(s);
+      if (b < from_bit || b + 48 > to_bit) continue;
+      const std::uint64_t v = (w >> (16 - s)) & 0xFFFFFFFFFFFFull;
+      if (v == kBlockMagic) out.push_back({b, false});
+      else if (v == kEndMagic) out.push_back({b, true});
+    }
+  }
+}
+
+}  // namespace parcomp::bz2

@@ -1,0 +1,161 @@
+// The bzip2 stream format (.bz2), as bzip2 1.0.8 writes and reads it: the rules shared by the
+// one-core reference writer (reference/bz2.hpp), the CPU codec's workers and the GPU pipeline.
+// libbz2 is the oracle: the writer's output is byte-identical to `bzip2 -1..-9`'s.
+//
+// A stream: "BZh" and the level '1'..'9'; blocks; the end marker. Bit-packed MSB first, blocks not
+// byte aligned; only the stream's end is padded to a byte. Several streams may follow one another
+// (pbzip2 writes one per block).
+//   block   48-bit magic 0x314159265359, CRC-32 of the block's bytes (bzip2's CRC: MSB first,
+//           polynomial 0x04C11DB7), 1 bit "randomised" (0; bzip2 0.9.0 and older), 24-bit origPtr
+//           (the row of the block's own rotation among its sorted rotations), the used bytes (16
+//           bits for 16 ranges of 16, then 16 bits per used range), 3 bits table count (2..6), 15
+//           bits selector count, the selectors MTF-coded in unary, the tables' code lengths (5 bits
+//           for the first, then per symbol "10" up / "11" down / "0" next), and the symbols, a
+//           table per 50.
+//   end     48-bit magic 0x177245385090, the combined CRC (rotl(c, 1) ^ block CRC over the blocks),
+//           zero bits to a byte boundary.
+// A block's bytes are the input after the initial run-length stage (runs of 4 to 255 equal bytes
+// become 4 bytes and a count 0..251), at most 100000 * level - 19 of them before the last run is
+// added; its symbols: the BWT's last column, MTF over the used bytes, runs of zeros as RUNA/RUNB
+// digits (bijective base 2), other values v as v + 1, and EOB (used bytes + 1).
+#pragma once
+
+#include "codec/common/bits.hpp"
+#include "codec/common/errors.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace parcomp::bz2 {
+
+inline constexpr std::uint64_t kBlockMagic = 0x314159265359ull, kEndMagic = 0x177245385090ull;
+inline constexpr int kGroupSize = 50, kMinTables = 2, kMaxTables = 6, kIterations = 4;
+inline constexpr int kMaxAlphabet = 258;        // 256 MTF values + RUNA/RUNB - 1 + EOB
+inline constexpr int kEncodeMaxLength = 17;     // what bzip2 >= 1.0.3 writes
+inline constexpr int kDecodeMaxLength = 20;     // what every bzip2 decoder accepts
+inline constexpr std::size_t kMaxSelectors = 18002;  // 2 + 900000 / 50; more are read and ignored
+inline constexpr std::uint16_t kRunA = 0, kRunB = 1;
+inline constexpr std::size_t kHeaderBytes = 4, kMaxRun = 255;
+
+// Largest block, in bytes after the initial run-length stage, a level's decoder accepts.
+inline constexpr std::size_t block_limit(int level) { return 100000u * static_cast<std::size_t>(level); }
+// bzip2's encoder closes a block once it holds this many bytes (the last run may add 4 more).
+inline constexpr std::size_t block_fill(int level) { return block_limit(level) - 19; }
+
+// bzip2's CRC-32: MSB first, polynomial 0x04C11DB7, initial and final value inverted.
+std::uint32_t crc_update(std::uint32_t crc, std::span<const std::uint8_t> bytes);  // crc starts at 0xFFFFFFFF
+inline std::uint32_t block_crc(std::span<const std::uint8_t> bytes) { return ~crc_update(0xFFFFFFFFu, bytes); }
+inline std::uint32_t combine_crc(std::uint32_t combined, std::uint32_t block) { return ((combined << 1) | (combined >> 31)) ^ block; }
+
+// ---- the initial run-length stage and where bzip2 cuts blocks ----------------------------------
+
+// The length of the first block of `in` (bzip2's CLI, which feeds the library with BZ_RUN and
+// finishes with BZ_FINISH): the block is closed when it holds block_fill(level) bytes, the run being
+// read going to the next block; when the input ends first, everything is the block. Returns 0 when
+// `in` is not final and the block does not close inside it (more input needed); with `final` the
+// result is > 0 for non-empty input. A block's input is at most 45.9 MB (runs of 255 make 5 bytes).
+std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final);
+
+// The stage on one block's input (runs are never split across blocks): appends to `out`,
+// returns the bytes appended.
+std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);
+
+// ---- writing ----------------------------------------------------------------------------------
+
+// A block as bits (MSB first), from its block magic to its last symbol; bits() of them are used.
+struct BlockBits {
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t bits = 0;
+  std::uint32_t crc = 0;  // the block CRC (of the block's input bytes)
+};
+
+// The working memory of encode_block, reused from block to block.
+struct EncodeScratch {
+  std::vector<std::uint16_t> mtfv;
+  std::vector<std::uint8_t> selectors;
+};
+
+// The block's bits from its BWT (`last`, the sorted rotations' last bytes of the stage's output,
+// and orig_ptr) and the CRC of its input: bzip2's generateMTFValues and sendMTFValues, step for
+// step (table count, starting tables, four rounds of choosing a table per 50 symbols and rebuilding
+// code lengths with bzip2's Huffman rule, selectors, codes).
+void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
+                  EncodeScratch& scratch);
+
+// bzip2's Huffman code lengths (BZ2_hbMakeCodeLengths): a zero frequency counts as 1; ties by the
+// heap's order with subtree depth in the weight's low byte; while a length exceeds max_length, every
+// frequency f becomes 1 + f / 2 and the tree is rebuilt.
+void make_code_lengths(const std::int32_t* freq, int alphabet, int max_length, std::uint8_t* lengths);
+
+// A stream written block by block, its bits packed across block boundaries: header() once,
+// add() per block in order, finish() once. Complete bytes are appended to the vector given; the
+// partial last byte and the combined CRC are carried from call to call (a stream may be written in
+// chunks).
+class StreamWriter {
+ public:
+  explicit StreamWriter(int level);
+  void header(std::vector<std::uint8_t>& out);
+  void add(const BlockBits& block, std::vector<std::uint8_t>& out);
+  void finish(std::vector<std::uint8_t>& out);
+  std::uint32_t combined_crc() const { return combined_; }
+  std::uint64_t blocks() const { return blocks_; }
+
+ private:
+  void put_bits(std::uint64_t value, int n, std::vector<std::uint8_t>& out);
+  int level_;
+  std::uint32_t combined_ = 0;
+  std::uint64_t blocks_ = 0;
+  std::uint32_t partial_ = 0;  // the last byte's bits so far, right-aligned
+  int partial_bits_ = 0;
+};
+
+// ---- reading ----------------------------------------------------------------------------------
+
+// Where a decoder is, for its error messages: "stream 2, block 7 (bit 123456 of the input)".
+struct Where {
+  std::uint64_t stream = 1, block = 0, bit = 0;
+  std::string text() const;
+};
+
+// The working memory of decode_block, reused from block to block.
+struct DecodeScratch {
+  std::vector<std::uint32_t> tt;
+  std::vector<std::uint8_t> selectors;
+};
+
+struct BlockResult {
+  std::uint32_t stored_crc = 0;
+  std::uint64_t end_bit = 0;  // the bit after the block's last symbol (the next magic's first)
+  std::size_t bytes = 0;      // appended to the output
+};
+
+// Decodes the block whose magic starts at bit `bit` of `in` (a stream of level `level`), appends its
+// bytes to `out` and checks its CRC. Any damage is a CorruptDataError naming `where` and the bit
+// offset; a randomised block (bzip2 0.9.0 and older) is refused as unsupported.
+BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                         DecodeScratch& scratch, const Where& where);
+
+// The level of a stream header at byte `at`, 0 when there is none.
+int header_level(std::span<const std::uint8_t> in, std::size_t at);
+
+struct DecodeStats {
+  std::uint64_t streams = 0, blocks = 0;
+  std::size_t trailing_bytes = 0;  // after the last stream: not a stream, ignored as bzip2 does
+};
+
+// Every stream of `in`, one after the other, serially: the one-core reader.
+std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> in, DecodeStats* stats = nullptr);
+
+// Every bit position in [from_bit, to_bit) of `in` where a block or end magic starts (candidates:
+// the 48 bits may also occur inside a block's data).
+struct Magic {
+  std::uint64_t bit = 0;
+  bool end = false;
+};
+void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out);
+
+}  // namespace parcomp::bz2
