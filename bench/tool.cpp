@@ -4,6 +4,8 @@
 //   parcomp.fast.compress / .decompress    the parcomp program, every CPU core and GPU (the default)
 //   parcomp.fast.cpu.compress / ...        the same on the CPU workers alone (--cpu)
 //   parcomp.paper.compress / ...           the thesis's configuration
+//   parcomp.bz2.compress / .decompress     .bz2 at -9 (bzip2's bytes)
+//   parcomp.bz2.lbzip2-made.decompress     reading the .bz2 lbzip2 -9 wrote
 //   lbzip2, bzip2 (-9), zstd.l3 / zstd.l19 (-T0), pigz (or gzip): the CPU programs a user would pick
 //   copy.cat (cat in > out) and copy.write (writing that many bytes): the host's own ceiling
 // Datasets: the Linux tarball, the tarball 25 times (linux-2.6.11.1.tar.x25, 5.2 GB, made on the
@@ -176,6 +178,10 @@ struct Program {
   unsigned thread_count = 1;
   bool parcomp = false;
   std::string suffix = ".z";
+  // Decompression of another program's file: its executable and arguments make the compressed
+  // file (standard input to standard output), and only decompression is timed.
+  std::string packer;
+  std::vector<std::string> packer_args;
 };
 
 std::vector<std::string> expand(const Program& p, const std::string& exe, const std::vector<std::string>& args, const fs::path& in,
@@ -199,8 +205,11 @@ void tool_run(benchmark::State& state, Program p, bool decompress, std::string l
   const fs::path dir = work_dir();
   const fs::path packed = dir / (label + "." + p.variant + p.suffix), back = dir / (label + "." + p.variant + ".back");
   const fs::path stats = dir / (p.variant + ".stats.json");
+  const std::string packer = p.packer.empty() ? std::string() : find_program(p.packer);
+  if (!p.packer.empty() && packer.empty()) return state.SkipWithError(("skipped: " + p.packer + " not found").c_str());
   auto compress_to = [&](const fs::path& out) {
     fs::remove(out);
+    if (!packer.empty()) return run_process(expand(p, packer, p.packer_args, in.path, out, stats), in.path.string(), out.string());
     return run_process(expand(p, exe, p.compress, in.path, out, stats), p.to_stdout ? in.path.string() : "",
                        p.to_stdout ? out.string() : "");
   };
@@ -283,16 +292,19 @@ void register_tool() {
   const unsigned t = threads();
   const std::string ts = std::to_string(t);
   std::vector<Program> programs = {
-      {"parcomp.fast", "parcomp", {"-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp"},
-      {"parcomp.fast.cpu", "parcomp", {"-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp"},
-      {"parcomp.paper", "parcomp", {"-q", "-f", "--config", "paper", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp"},
-      {"lbzip2", "lbzip2", {"-9", "-n", ts, "-c"}, {"-d", "-n", ts, "-c"}, true, t, false, ".bz2"},
-      {"bzip2", "bzip2", {"-9", "-c"}, {"-d", "-c"}, true, 1, false, ".bz2"},
-      {"zstd.l3", "zstd", {"-3", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".zst"},
-      {"zstd.l19", "zstd", {"-19", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".zst"},
-      {"pigz", "pigz", {"-6", "-p", ts, "-c"}, {"-d", "-c"}, true, t, false, ".gz"},
+      {"parcomp.fast", "parcomp", {"-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
+      {"parcomp.fast.cpu", "parcomp", {"-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
+      {"parcomp.paper", "parcomp", {"-q", "-f", "--config", "paper", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
+      // .bz2: bzip2's format and bytes (-9), and reading what lbzip2 wrote.
+      {"parcomp.bz2", "parcomp", {"-9", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".bz2", "", {}},
+      {"parcomp.bz2.lbzip2-made", "parcomp", {}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".bz2", "lbzip2", {"-9", "-n", ts, "-c"}},
+      {"lbzip2", "lbzip2", {"-9", "-n", ts, "-c"}, {"-d", "-n", ts, "-c"}, true, t, false, ".bz2", "", {}},
+      {"bzip2", "bzip2", {"-9", "-c"}, {"-d", "-c"}, true, 1, false, ".bz2", "", {}},
+      {"zstd.l3", "zstd", {"-3", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".zst", "", {}},
+      {"zstd.l19", "zstd", {"-19", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".zst", "", {}},
+      {"pigz", "pigz", {"-6", "-p", ts, "-c"}, {"-d", "-c"}, true, t, false, ".gz", "", {}},
   };
-  if (find_program("pigz").empty()) programs.back() = {"gzip", "gzip", {"-6", "-c"}, {"-d", "-c"}, true, 1, false, ".gz"};
+  if (find_program("pigz").empty()) programs.back() = {"gzip", "gzip", {"-6", "-c"}, {"-d", "-c"}, true, 1, false, ".gz", "", {}};
   const std::vector<std::pair<std::string, std::string>> datasets = {
       {"calgary-book1", "calgary/book1"}, {"silesia-xml", "silesia/xml"}, {"silesia-dickens", "silesia/dickens"},
       {"linux-2.6.11.1.tar", "linux-2.6.11.1.tar"}, {kX25, "linux-2.6.11.1.tar"}};
@@ -307,6 +319,7 @@ void register_tool() {
     for (const auto& p : programs) {
       if (huge && (p.variant == "bzip2" || p.variant == "zstd.l19" || p.variant == "gzip" || p.variant == "parcomp.paper")) continue;  // hours
       for (const bool d : {false, true}) {
+        if (!d && !p.packer.empty()) continue;  // another program's file: decompression only
         const std::string name = fmt::format("tool.e2e/{}.{}/{}/n={}", p.variant, d ? "decompress" : "compress", label, n);
         auto* b = benchmark::RegisterBenchmark(name.c_str(), tool_run, p, d, label, source);
         b->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);  // repetitions: the command line's (default 5)

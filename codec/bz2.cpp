@@ -23,7 +23,7 @@ constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
 
 [[noreturn]] void corrupt(const Where& where, std::uint64_t bit, const std::string& what) {
   Where w = where;
-  w.bit = bit;
+  w.bit = where.base + bit;
   throw CorruptDataError(w.text() + ": " + what);
 }
 
@@ -56,6 +56,7 @@ class BlockWriter {
 }  // namespace
 
 std::string Where::text() const {
+  if (stream == 0) return "bit " + std::to_string(bit) + " of the input";
   std::string s = "stream " + std::to_string(stream);
   if (block > 0) s += ", block " + std::to_string(block);
   return s + " (bit " + std::to_string(bit) + " of the input)";
@@ -68,13 +69,13 @@ std::uint32_t crc_update(std::uint32_t crc, std::span<const std::uint8_t> bytes)
 
 // ---- the initial run-length stage ---------------------------------------------------------------
 
-std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final) {
+std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level, bool final) {
   // bzip2's ADD_CHAR_TO_BLOCK and add_pair_to_block, counting bytes only: a run of 1 to 3 adds
   // that many bytes, a longer one 5; the run being read is pending.
   const std::size_t fill = block_fill(level);
-  std::size_t nblock = 0, run_len = 0;
-  unsigned run_ch = 256;
-  for (std::size_t i = 0; i < in.size(); ++i) {
+  std::size_t nblock = st.nblock, run_len = st.run_len;
+  unsigned run_ch = st.run_ch;
+  for (std::size_t i = st.scanned; i < in.size(); ++i) {
     const unsigned c = in[i];
     if (c != run_ch && run_len == 1) {
       ++nblock;
@@ -86,9 +87,25 @@ std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final) {
     } else {
       ++run_len;
     }
-    if (nblock >= fill) return i + 1 - run_len;  // the pending run opens the next block
+    if (nblock >= fill) {
+      st = CutState{};
+      return i + 1 - run_len;  // the pending run opens the next block
+    }
   }
-  return final ? in.size() : 0;
+  if (final) {
+    st = CutState{};
+    return in.size();
+  }
+  st.scanned = in.size();
+  st.nblock = nblock;
+  st.run_len = run_len;
+  st.run_ch = run_ch;
+  return 0;
+}
+
+std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final) {
+  CutState st;
+  return cut_block(st, in, level, final);
 }
 
 std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
@@ -460,11 +477,13 @@ struct TableDecoder {
 }  // namespace
 
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where) {
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here) {
   BitReader br(in, bit);
   auto fail = [&](const std::string& what) { corrupt(where, br.used(), what); };
+  const std::string past_end = input_ends_here ? "the input ends inside the block (truncated)"
+                                               : "the block runs on past " + std::to_string(kMaxBlockBits) + " bits, longer than any bzip2 block";
   auto check_end = [&] {
-    if (br.past_end()) corrupt(where, in.size() * 8, "the input ends inside the block (truncated)");
+    if (br.past_end()) corrupt(where, in.size() * 8, past_end);
   };
   const std::uint64_t magic = static_cast<std::uint64_t>(br.take(24)) << 24 | br.take(24);
   if (magic != kBlockMagic) corrupt(where, bit, "no block magic");
@@ -548,7 +567,7 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
     const int sym = table->decode(br.window(), length);
     if (sym < 0) fail("bits that are no codeword");
     br.skip(length);
-    if (br.past_end()) corrupt(where, in.size() * 8, "the input ends inside the block (truncated)");
+    if (br.past_end()) corrupt(where, in.size() * 8, past_end);
     if (sym == kRunA || sym == kRunB) {
       if (run_weight >= (std::uint64_t{2} << 20)) fail("a zero run longer than any block");
       run += run_weight * (sym == kRunA ? 1u : 2u);
@@ -576,6 +595,7 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
     tt[nblock++] = b;
   }
   r.end_bit = br.used();
+  r.nblock = nblock;
   if (orig_ptr >= nblock) fail("origPtr " + std::to_string(orig_ptr) + " outside the block's " + std::to_string(nblock) + " bytes");
 
   // The inverse BWT (tt[row] = next row << 8 | byte) and the inverse of the run-length stage.

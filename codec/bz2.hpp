@@ -60,6 +60,14 @@ inline std::uint32_t combine_crc(std::uint32_t combined, std::uint32_t block) { 
 // result is > 0 for non-empty input. A block's input is at most 45.9 MB (runs of 255 make 5 bytes).
 std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final);
 
+// The same, resumable: `in` is the block's input so far (growing from call to call, the same
+// first bytes); the scan continues where the last call stopped. Reset the state for every block.
+struct CutState {
+  std::size_t scanned = 0, nblock = 0, run_len = 0;
+  unsigned run_ch = 256;
+};
+std::size_t cut_block(CutState& state, std::span<const std::uint8_t> in, int level, bool final);
+
 // The stage on one block's input (runs are never split across blocks): appends to `out`,
 // returns the bytes appended.
 std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);
@@ -115,9 +123,11 @@ class StreamWriter {
 
 // ---- reading ----------------------------------------------------------------------------------
 
-// Where a decoder is, for its error messages: "stream 2, block 7 (bit 123456 of the input)".
+// Where a decoder is, for its error messages: "stream 2, block 7 (bit 123456 of the input)";
+// stream 0 (a block decoded before its place in the stream is known): "bit 123456 of the input".
 struct Where {
   std::uint64_t stream = 1, block = 0, bit = 0;
+  std::uint64_t base = 0;  // the input's bit of the decoder's bit 0 (a window of a longer input)
   std::string text() const;
 };
 
@@ -131,13 +141,20 @@ struct BlockResult {
   std::uint32_t stored_crc = 0;
   std::uint64_t end_bit = 0;  // the bit after the block's last symbol (the next magic's first)
   std::size_t bytes = 0;      // appended to the output
+  std::size_t nblock = 0;     // the block's bytes before the inverse run-length stage
 };
+
+// A bound on a block's bits from its magic to its last symbol, for any encoder: 900001 symbols of
+// at most 20 bits, 32767 selectors, six tables of 258 lengths that do not wander, the headers.
+inline constexpr std::uint64_t kMaxBlockBits = 18'400'000;
 
 // Decodes the block whose magic starts at bit `bit` of `in` (a stream of level `level`), appends its
 // bytes to `out` and checks its CRC. Any damage is a CorruptDataError naming `where` and the bit
-// offset; a randomised block (bzip2 0.9.0 and older) is refused as unsupported.
+// offset; a randomised block (bzip2 0.9.0 and older) is refused as unsupported. `in` may be a
+// window of a longer input (input_ends_here false): a block that runs past its end is then
+// reported as longer than any block, not as truncated.
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where);
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here = true);
 
 // The level of a stream header at byte `at`, 0 when there is none.
 int header_level(std::span<const std::uint8_t> in, std::size_t at);

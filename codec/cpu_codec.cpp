@@ -29,6 +29,8 @@ struct Workspace::Buffers {
   std::vector<std::uint8_t> text, last, moved, symbols, selectors, marks;
   std::vector<std::uint32_t> words, tt;
   std::vector<std::uint64_t> index;
+  bz2::EncodeScratch bz2_encode;
+  bz2::DecodeScratch bz2_decode;
   template <typename T>
   static T* at_least(std::vector<T>& v, std::size_t n) {
     if (v.size() < n) v.resize(n);
@@ -598,6 +600,22 @@ void decompress_block(Config config, const BlockEntry& entry, std::span<const st
   else
     decompress_paper(entry, payload, index, out, ws.buffers());
   if (crc32(out) != entry.crc) corrupt(index, "CRC-32 of the decoded block does not match");
+}
+
+void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws) {
+  if (input.empty()) throw ContractError("cpu::bz2_compress_block: empty block");
+  Workspace::Buffers& b = ws.buffers();
+  std::vector<std::uint8_t>& rle = b.moved;
+  rle.clear();
+  bz2::rle1_encode(input, rle);
+  std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());
+  const std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b);
+  bz2::encode_block({last, rle.size()}, orig_ptr, bz2::block_crc(input), out, b.bz2_encode);
+}
+
+bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                                      Workspace& ws, const bz2::Where& where, bool input_ends_here) {
+  return bz2::decode_block(in, bit, level, out, ws.buffers().bz2_decode, where, input_ends_here);
 }
 
 std::vector<std::uint8_t> compress(Config config, std::span<const std::uint8_t> in, std::size_t block_bytes, unsigned threads) {

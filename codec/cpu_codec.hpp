@@ -20,6 +20,7 @@
 // Damage is a CorruptDataError naming the block, as the oracle reports it.
 #pragma once
 
+#include "bz2.hpp"
 #include "container.hpp"
 
 #include <cstddef>
@@ -52,6 +53,13 @@ void compress_block(pipeline::Config config, std::span<const std::uint8_t> block
 // block in errors.
 void decompress_block(pipeline::Config config, const pipeline::BlockEntry& entry, std::span<const std::uint8_t> payload,
                       std::size_t index, std::span<std::uint8_t> out, Workspace& ws);
+
+// .bz2 (codec/bz2.hpp): one block's input, as bz2::cut_block cuts it, into the block's bits: the
+// initial run-length stage, the forward BWT above, bzip2's entropy stages (bz2::encode_block).
+void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws);
+// The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (bz2::decode_block).
+bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                                      Workspace& ws, const bz2::Where& where, bool input_ends_here = true);
 
 // Whole version-2 containers on `threads` threads (0: all hardware threads).
 std::vector<std::uint8_t> compress(pipeline::Config config, std::span<const std::uint8_t> in, std::size_t block_bytes,

@@ -1,5 +1,6 @@
 // The streaming engine. See engine.hpp.
 #include "engine.hpp"
+#include "engine_detail.hpp"
 
 #include "codec/common/crc32.hpp"
 #include "codec/common/errors.hpp"
@@ -25,206 +26,11 @@
 
 namespace parcomp::engine {
 
+using namespace detail;
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Bytes = std::vector<std::uint8_t>;
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// Reads exactly n bytes unless the input ends first; returns how many it got.
-std::size_t read_full(Source& in, std::uint8_t* buf, std::size_t n) {
-  std::size_t got = 0;
-  while (got < n) {
-    const std::size_t r = in.read(buf + got, n - got);
-    if (r == 0) break;
-    got += r;
-  }
-  return got;
-}
-
-// What every worker of a job shares: the queue of claimed-by-nobody items, the results, the stop
-// flag and the first error.
-template <typename Item, typename Result>
-class Job {
- public:
-  std::mutex m;
-  std::condition_variable cv;
-  std::deque<Item> pending;
-  std::map<std::uint64_t, Result> done;  // by first block
-  bool input_done = false, stop = false;
-  std::exception_ptr error;
-  std::uint64_t read_blocks = 0, written_blocks = 0;
-  std::size_t cap = 0;
-  unsigned workers_running = 0;
-
-  void fail(std::exception_ptr e) {
-    const std::lock_guard lock(m);
-    if (!error) error = e;
-    stop = true;
-    cv.notify_all();
-  }
-  // Up to `max` consecutive items from the front. A GPU (wait_full) waits for a full batch while
-  // the input is still coming. Empty: nothing left (or stopped).
-  std::vector<Item> claim(std::size_t max, bool wait_full) {
-    std::unique_lock lock(m);
-    cv.wait(lock, [&] {
-      return stop || (input_done && pending.empty()) || (!pending.empty() && (!wait_full || pending.size() >= max || input_done));
-    });
-    std::vector<Item> out;
-    if (stop) return out;
-    while (!pending.empty() && out.size() < max) {
-      out.push_back(std::move(pending.front()));
-      pending.pop_front();
-    }
-    cv.notify_all();
-    return out;
-  }
-  void publish(std::uint64_t first, Result r) {
-    const std::lock_guard lock(m);
-    done.emplace(first, std::move(r));
-    cv.notify_all();
-  }
-  // The reader's flow control: wait while too many blocks are read and not yet written.
-  bool wait_for_room() {
-    std::unique_lock lock(m);
-    cv.wait(lock, [&] { return stop || read_blocks - written_blocks < cap; });
-    return !stop;
-  }
-  void push(Item item) {
-    const std::lock_guard lock(m);
-    pending.push_back(std::move(item));
-    ++read_blocks;
-    cv.notify_all();
-  }
-  void finish_input() {
-    const std::lock_guard lock(m);
-    input_done = true;
-    cv.notify_all();
-  }
-  void worker_exit() {
-    const std::lock_guard lock(m);
-    --workers_running;
-    cv.notify_all();
-  }
-};
-
-// Runs the job's threads: the reader, cpu workers, one thread per GPU (which first makes its
-// context, then works), and the writer (this thread). Joins them all; rethrows the first error.
-template <typename J>
-void run_threads(J& job, const Options& o, unsigned cpu_workers, const std::function<void()>& reader,
-                 const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,
-                 const std::function<void()>& writer) {
-  std::vector<std::thread> threads;
-  auto guarded = [&job](const std::function<void()>& f) {
-    return [&job, f] {
-      try {
-        f();
-      } catch (...) {
-        job.fail(std::current_exception());
-      }
-    };
-  };
-  {
-    const std::lock_guard lock(job.m);
-    job.workers_running = cpu_workers + (o.use_gpus ? 1u : 0u);
-  }
-  threads.emplace_back(guarded(reader));
-  for (unsigned i = 0; i < cpu_workers; ++i)
-    threads.emplace_back(guarded([&job, &cpu_worker] {
-      cpu_worker();
-      job.worker_exit();
-    }));
-  if (o.use_gpus)
-    threads.emplace_back(guarded([&job, &gpu_manager] {
-      gpu_manager();
-      job.worker_exit();
-    }));
-  try {
-    writer();
-  } catch (...) {
-    job.fail(std::current_exception());
-  }
-  for (auto& t : threads) t.join();
-  if (job.error) std::rethrow_exception(job.error);
-}
-
-bool gpu_block_size_ok(std::size_t block) { return block % 16 == 0 && block <= (std::size_t{1} << 24); }
-
-unsigned cpu_worker_count(const Options& o) {
-  if (o.cpu_threads >= 0) return static_cast<unsigned>(o.cpu_threads);
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-// Blocks read and not yet written: 4 per CPU worker to start with; each GPU that joins adds two
-// of its batches (manage_gpus), so that a run without GPUs holds little.
-std::size_t flight_cap(const Options& o, unsigned cpu_workers) {
-  if (o.max_blocks_in_flight != 0) return o.max_blocks_in_flight;
-  return std::max<std::size_t>(4 * cpu_workers, 4);
-}
-
-void note(const Options& o, const std::string& what) {
-  if (o.on_note) o.on_note(what);
-}
-
-// The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
-// first, then runs work(device) on a thread per ready device (the options' devices, or all).
-template <typename J>
-void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
-                 const std::function<void(int)>& work) {
-  gpu_warmup::start();
-  gpu_warmup::State w;
-  for (;;) {
-    w = gpu_warmup::poll();
-    if (w.done) break;
-    std::unique_lock lock(job.m);
-    if (job.stop || (job.input_done && job.pending.empty())) {
-      if (o.require_gpu && !job.stop) {
-        lock.unlock();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        continue;  // --gpu: the work waits for the GPU
-      }
-      note(o, "GPUs not used: the input ended before CUDA was ready");
-      return;
-    }
-    job.cv.wait_for(lock, std::chrono::milliseconds(5));
-  }
-  std::vector<int> devices;
-  for (const int d : w.ready)
-    if (o.devices.empty() || std::find(o.devices.begin(), o.devices.end(), d) != o.devices.end()) devices.push_back(d);
-  for (const int d : o.devices)
-    if (std::find(w.ready.begin(), w.ready.end(), d) == w.ready.end()) {
-      note(o, "GPU " + std::to_string(d) + " is not available");
-      if (o.require_gpu) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
-    }
-  if (devices.empty()) {
-    const std::string why = w.ready.empty() ? w.why_none : "none of the devices asked for";
-    note(o, "no GPU: " + why + "; the CPU workers do all the work");
-    if (o.require_gpu) throw ContractError("--gpu: " + why);
-    return;
-  }
-  {
-    const std::lock_guard lock(stats_m);
-    st.first_gpu_ready_s = since(t0);
-  }
-  note(o, std::to_string(devices.size()) + " GPU(s) ready after " + std::to_string(w.seconds) + " s of CUDA start-up");
-  if (o.max_blocks_in_flight == 0) {
-    const std::lock_guard lock(job.m);
-    job.cap += 2 * o.gpu_batch_blocks * devices.size();
-    job.cv.notify_all();
-  }
-  std::vector<std::thread> threads;
-  for (const int d : devices)
-    threads.emplace_back([&job, &work, d] {
-      try {
-        PARCOMP_CUDA_CHECK(cudaSetDevice(d));
-        work(d);
-      } catch (...) {
-        job.fail(std::current_exception());
-      }
-    });
-  for (auto& t : threads) t.join();
-}
 
 // ---- compression ------------------------------------------------------------------------------
 
@@ -256,6 +62,7 @@ Compressed blocks_of(const Bytes& container, bool gpu) {
 }  // namespace
 
 Stats compress(Source& in, Sink& out, const Options& o) {
+  if (o.format == Format::bz2) return compress_bz2(in, out, o);
   PARCOMP_NVTX_RANGE("engine::compress");
   const auto t0 = Clock::now();
   if (o.block_bytes == 0 || o.block_bytes > (std::size_t{1} << 24))
@@ -289,17 +96,13 @@ Stats compress(Source& in, Sink& out, const Options& o) {
     job.finish_input();
   };
   auto cpu_worker = [&] {
-    cpu::Workspace ws;
-    for (;;) {
-      auto items = job.claim(1, false);
-      if (items.empty()) return;
-      InBlock& b = items[0];
+    cpu_worker_loop(job, [&](const InBlock& b, cpu::Workspace& ws) {
       Compressed r;
       r.entries.resize(1);
       r.payloads.resize(1);
       cpu::compress_block(o.config, b.bytes, r.entries[0], r.payloads[0], ws);
-      job.publish(b.seq, std::move(r));
-    }
+      return r;
+    });
   };
   auto gpu_work = [&](int d) {
     std::optional<pipeline::GpuCompressor> c;
@@ -370,23 +173,12 @@ Stats compress(Source& in, Sink& out, const Options& o) {
       payloads.clear();
     };
     for (;;) {
-      Compressed r;
-      {
-        std::unique_lock lock(job.m);
-        job.cv.wait(lock, [&] {
-          return job.stop || job.done.count(job.written_blocks) != 0 ||
-                 (job.input_done && job.pending.empty() && job.written_blocks == job.read_blocks) ||
-                 (job.workers_running == 0 && job.done.empty());
-        });
-        if (job.stop) return;
-        if (job.done.count(job.written_blocks) == 0) {
-          if (job.input_done && job.written_blocks == job.read_blocks) break;
-          throw std::runtime_error("engine: every worker stopped with blocks left (no CPU worker, and no GPU could start)");
-        }
-        auto it = job.done.find(job.written_blocks);
-        r = std::move(it->second);
-        job.done.erase(it);
+      std::optional<Compressed> next = job.next_in_order();
+      if (!next) {
+        if (job.stopped()) return;
+        break;
       }
+      Compressed& r = *next;
       for (std::size_t i = 0; i < r.entries.size(); ++i) {
         crc = crc32_combine(crc, r.entries[i].crc, r.entries[i].original_bytes);
         frame.original_bytes += r.entries[i].original_bytes;
@@ -394,11 +186,7 @@ Stats compress(Source& in, Sink& out, const Options& o) {
         payloads.push_back(std::move(r.payloads[i]));
         if (frame.blocks.size() == o.frame_blocks) flush_frame();
       }
-      {
-        const std::lock_guard lock(job.m);
-        job.written_blocks += r.entries.size();
-        job.cv.notify_all();
-      }
+      job.mark_written(r.entries.size());
       st.blocks += r.entries.size();
       if (r.gpu) st.gpu_blocks += r.entries.size();
       if (o.on_progress && since(last_progress) >= 0.25) {
@@ -449,7 +237,13 @@ std::string where(const OutBlock& b) {
 
 }  // namespace
 
-Stats decompress(Source& in, Sink& out, const Options& o) {
+Stats decompress(Source& source, Sink& out, const Options& o) {
+  // The format from the first bytes: "BZh" is bzip2's, the rest parcomp's.
+  Bytes first(4);
+  first.resize(read_full(source, first.data(), first.size()));
+  const bool bz2 = first.size() >= 3 && first[0] == 'B' && first[1] == 'Z' && first[2] == 'h';
+  PrefixedSource in(std::move(first), source);
+  if (bz2) return decompress_bz2(in, out, o);
   PARCOMP_NVTX_RANGE("engine::decompress");
   const auto t0 = Clock::now();
   const unsigned cpu_workers = cpu_worker_count(o);
@@ -523,7 +317,8 @@ Stats decompress(Source& in, Sink& out, const Options& o) {
         if (index) throw CorruptDataError("stream offset " + std::to_string(here) + ": a frame after the index");
         Bytes fh(stream::kFrameHeaderBytes);
         std::copy(magic, magic + 4, fh.begin());
-        at += read_full(in, fh.data() + 4, fh.size() - 4);
+        fh.resize(4 + read_full(in, fh.data() + 4, fh.size() - 4));  // short: decode_frame_header says truncated
+        at += fh.size() - 4;
         const stream::FrameHeader f = stream::decode_frame_header(fh, here, frames, h);
         if (partial_frame_seen)
           throw CorruptDataError("stream offset " + std::to_string(here) + ": frame " + std::to_string(frames) +
@@ -559,7 +354,8 @@ Stats decompress(Source& in, Sink& out, const Options& o) {
         if (index) throw CorruptDataError("stream offset " + std::to_string(here) + ": a second index");
         Bytes ib(16);
         std::copy(magic, magic + 4, ib.begin());
-        at += read_full(in, ib.data() + 4, 12);
+        ib.resize(4 + read_full(in, ib.data() + 4, 12));  // short: index_entries says truncated
+        at += ib.size() - 4;
         const std::uint64_t n = stream::index_entries(ib, here);
         if (n != frames)
           throw CorruptDataError("stream offset " + std::to_string(here) + ": index: " + std::to_string(n) + " entries for " +
@@ -577,7 +373,8 @@ Stats decompress(Source& in, Sink& out, const Options& o) {
       } else if (m == stream::kEndMagic) {
         Bytes eb(stream::kEndBytes);
         std::copy(magic, magic + 4, eb.begin());
-        at += read_full(in, eb.data() + 4, eb.size() - 4);
+        eb.resize(4 + read_full(in, eb.data() + 4, eb.size() - 4));  // short: decode_end says truncated (never zeros)
+        at += eb.size() - 4;
         const stream::End e = stream::decode_end(eb, here);
         if (e.frames != frames || e.original_bytes != original)
           throw CorruptDataError("stream offset " + std::to_string(here) + ": end marker: " + std::to_string(e.frames) +
@@ -604,11 +401,7 @@ Stats decompress(Source& in, Sink& out, const Options& o) {
     job.finish_input();
   };
   auto cpu_worker = [&] {
-    cpu::Workspace ws;
-    for (;;) {
-      auto items = job.claim(1, false);
-      if (items.empty()) return;
-      const OutBlock& b = items[0];
+    cpu_worker_loop(job, [&](const OutBlock& b, cpu::Workspace& ws) {
       Decoded d;
       d.blocks = 1;
       d.bytes.resize(b.entry.original_bytes);
@@ -618,8 +411,8 @@ Stats decompress(Source& in, Sink& out, const Options& o) {
       } catch (const CorruptDataError& e) {
         throw CorruptDataError(where(b) + e.what());
       }
-      job.publish(b.seq, std::move(d));
-    }
+      return d;
+    });
   };
   auto gpu_work = [&](int d) {
     cudaStream_t stream = nullptr;
@@ -675,30 +468,15 @@ Stats decompress(Source& in, Sink& out, const Options& o) {
     std::uint64_t written = 0;
     auto last_progress = Clock::now();
     for (;;) {
-      Decoded d;
-      {
-        std::unique_lock lock(job.m);
-        job.cv.wait(lock, [&] {
-          return job.stop || job.done.count(job.written_blocks) != 0 ||
-                 (job.input_done && job.pending.empty() && job.written_blocks == job.read_blocks) ||
-                 (job.workers_running == 0 && job.done.empty());
-        });
-        if (job.stop) return;
-        if (job.done.count(job.written_blocks) == 0) {
-          if (job.input_done && job.written_blocks == job.read_blocks) break;
-          throw std::runtime_error("engine: every worker stopped with blocks left (no CPU worker, and no GPU could start)");
-        }
-        auto it = job.done.find(job.written_blocks);
-        d = std::move(it->second);
-        job.done.erase(it);
+      std::optional<Decoded> next = job.next_in_order();
+      if (!next) {
+        if (job.stopped()) return;
+        break;
       }
+      Decoded& d = *next;
       out.write(d.bytes.data(), d.bytes.size());
       written += d.bytes.size();
-      {
-        const std::lock_guard lock(job.m);
-        job.written_blocks += d.blocks;
-        job.cv.notify_all();
-      }
+      job.mark_written(d.blocks);
       st.blocks += d.blocks;
       if (d.gpu) st.gpu_blocks += d.blocks;
       if (o.on_progress && since(last_progress) >= 0.25) {

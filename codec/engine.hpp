@@ -48,7 +48,12 @@ struct Progress {
   double seconds = 0;
 };
 
+// What compress() writes: parcomp's stream (codec/stream_format.hpp) or bzip2's (codec/bz2.hpp).
+enum class Format { parcomp, bz2 };
+
 struct Options {
+  Format format = Format::parcomp;
+  int level = 9;               // .bz2: bzip2's -1 .. -9 (blocks of 100k .. 900k)
   pipeline::Config config = pipeline::Config::fast;
   std::size_t block_bytes = std::size_t{1} << 20;
   int cpu_threads = -1;        // CPU workers: -1 = every hardware thread, 0 = none
@@ -70,10 +75,22 @@ struct Stats {
   double first_gpu_ready_s = -1;  // seconds from the call to the first GPU's readiness (-1: none)
   std::uint64_t peak_device_bytes = 0;
   double seconds = 0;
+  Format format = Format::parcomp;  // of the compressed side
+  std::uint64_t streams = 0;        // .bz2 streams read (pbzip2 writes several)
+  std::uint64_t trailing_bytes = 0; // after the last .bz2 stream: not a stream, ignored (as bzip2)
 };
 
 Stats compress(Source& in, Sink& out, const Options& options);
-// Streams (version 3) and version-2 containers; `out` may discard (testing a file).
+// parcomp streams (version 3), version-2 containers and .bz2 files (bzip2, lbzip2, pbzip2 and
+// ours), told apart by their first bytes; `out` may discard (testing a file).
 Stats decompress(Source& in, Sink& out, const Options& options);
+
+// .bz2 (codec/engine_bz2.cpp): blocks cut as bzip2's program cuts them, compressed by the CPU
+// workers, written as one stream whose bytes are bzip2's. Decompression finds the blocks by their
+// magics (every bit offset; a magic inside a block's data is told apart by decoding from the block
+// before it), decodes them on the CPU workers and checks every CRC. GPU workers do not take .bz2
+// work yet. compress() and decompress() call these for .bz2.
+Stats compress_bz2(Source& in, Sink& out, const Options& options);
+Stats decompress_bz2(Source& in, Sink& out, const Options& options);
 
 }  // namespace parcomp::engine

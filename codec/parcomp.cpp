@@ -2,7 +2,9 @@
 // the host (the streaming engine, codec/engine.hpp). The habits of gzip, bzip2 and zstd:
 //
 //   parcomp [OPTIONS] [FILE...]        compress each FILE to FILE.pcmp (the input is kept)
-//   parcomp -d [OPTIONS] [FILE...]     decompress FILE.pcmp to FILE (FILE.out without the suffix)
+//   parcomp -9 [OPTIONS] [FILE...]     compress to FILE.bz2, bzip2's format and bytes (-1 .. -9)
+//   parcomp -d [OPTIONS] [FILE...]     decompress FILE.pcmp or FILE.bz2 to FILE (FILE.out without
+//                                      a known suffix)
 //   parcomp -t FILE...                 test: decompress and check, write nothing
 //   ... | parcomp | ...                no FILE, or "-": standard input to standard output
 //
@@ -39,7 +41,8 @@ using namespace parcomp;
 namespace fs = std::filesystem;
 
 constexpr const char* kSuffix = ".pcmp";
-constexpr const char* kVersion = "parcomp 0.2.0 (stream format 3; reads containers of version 2)";
+constexpr const char* kBz2Suffix = ".bz2";
+constexpr const char* kVersion = "parcomp 0.3.0 (stream format 3; reads containers of version 2; reads and writes .bz2)";
 
 enum Exit { kOk = 0, kEnvironment = 1, kCorrupt = 2, kInternal = 3 };
 
@@ -57,7 +60,8 @@ void usage(std::FILE* to) {
                "With no FILE, or FILE \"-\", reads standard input and writes standard output.\n"
                "\n"
                "  -z, --compress      compress (the default)\n"
-               "  -d, --decompress    decompress (streams of this version, and version-2 containers)\n"
+               "  -d, --decompress    decompress: parcomp streams, version-2 containers, and .bz2 (bzip2, lbzip2,\n"
+               "                      pbzip2: several streams; trailing bytes ignored with a warning)\n"
                "  -t, --test          decompress and check every block and the stream, write nothing\n"
                "  -c, --stdout        write to standard output\n"
                "  -o, --output FILE   write to FILE (one input)\n"
@@ -68,6 +72,8 @@ void usage(std::FILE* to) {
                "  -v, --verbose       sizes, ratio, rate and what ran where, per file\n"
                "      --progress      a progress line on standard error (the default when it is a terminal)\n"
                "      --no-progress   none\n"
+               "  -1 .. -9            write .bz2 (bzip2's format, blocks of 100k .. 900k; bzip2 -N's bytes)\n"
+               "      --format F      parcomp (the default) or bz2 (at -9 unless a level is given)\n"
                "      --config C      paper (the thesis's kernels) or fast (ours, the default)\n"
                "      --block BYTES   block size (default 1M; K and M suffixes are powers of 1024)\n"
                "      --cpu           CPU workers only\n"
@@ -133,6 +139,12 @@ Cli parse_args(int argc, char** argv) {
     else if (a == "--no-progress") c.progress = 0;
     else if (a == "-o" || a == "--output") c.output = value();
     else if (a == "--stats") c.stats_file = value();
+    else if (a == "--format") {
+      const std::string v = value();
+      if (v == "bz2") c.engine.format = engine::Format::bz2;
+      else if (v == "parcomp") c.engine.format = engine::Format::parcomp;
+      else throw UsageError("--format must be parcomp or bz2, not " + v);
+    }
     else if (a == "--config") {
       const std::string v = value();
       if (v == "paper") c.engine.config = pipeline::Config::paper;
@@ -179,6 +191,10 @@ Cli parse_args(int argc, char** argv) {
           case 'k': c.remove_input = false; break;
           case 'q': c.quiet = true; break;
           case 'v': c.verbose = true; break;
+          case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+            c.engine.format = engine::Format::bz2;
+            c.engine.level = a[k] - '0';
+            break;
           case 'o':
             if (k + 1 != a.size()) throw UsageError("-o takes a value: -o FILE");
             c.output = value();
@@ -326,10 +342,14 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       if (!cli.output.empty()) {
         target = cli.output;
       } else if (!decompress) {
-        target = file + kSuffix;
+        target = file + (cli.engine.format == engine::Format::bz2 ? kBz2Suffix : kSuffix);
       } else {
+        // As gzip and bzip2 name outputs: the suffix dropped, .tbz2 / .tbz to .tar.
         const fs::path p(file);
-        target = p.extension() == kSuffix ? fs::path(p).replace_extension() : fs::path(file + ".out");
+        const std::string ext = p.extension().string();
+        if (ext == kSuffix || ext == kBz2Suffix) target = fs::path(p).replace_extension();
+        else if (ext == ".tbz2" || ext == ".tbz") target = fs::path(p).replace_extension(".tar");
+        else target = fs::path(file + ".out");
       }
       std::error_code ec;
       if (fs::exists(target, ec) && !cli.force) throw EnvironmentError(target.string() + " exists (use -f to overwrite)");
@@ -373,6 +393,9 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       fs::remove(file, ec);
       if (ec) throw EnvironmentError("cannot remove " + file + ": " + ec.message());
     }
+    if (st.trailing_bytes > 0 && !cli.quiet)
+      std::fprintf(stderr, "parcomp: %s: trailing garbage after the last .bz2 stream ignored (%llu bytes)\n", name.c_str(),
+                   static_cast<unsigned long long>(st.trailing_bytes));
     if (test && !cli.quiet) std::fprintf(stderr, "parcomp: %s: ok\n", name.c_str());
     if (!cli.stats_file.empty()) {
       std::FILE* f = std::fopen(cli.stats_file.c_str(), "w");
@@ -380,12 +403,13 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       std::string gpus;
       for (const int g : st.gpus) gpus += (gpus.empty() ? "" : ", ") + std::to_string(g);
       std::fprintf(f,
-                   "{\"seconds\": %.6f, \"original_bytes\": %llu, \"compressed_bytes\": %llu, \"blocks\": %llu, "
+                   "{\"format\": \"%s\", \"seconds\": %.6f, \"original_bytes\": %llu, \"compressed_bytes\": %llu, \"blocks\": %llu, "
                    "\"gpu_blocks\": %llu, \"gpus\": [%s], \"cpu_workers\": %u, \"first_gpu_ready_s\": %.6f, "
-                   "\"peak_device_bytes\": %llu}\n",
-                   st.seconds, static_cast<unsigned long long>(st.original_bytes), static_cast<unsigned long long>(st.compressed_bytes),
+                   "\"peak_device_bytes\": %llu, \"streams\": %llu, \"trailing_bytes\": %llu}\n",
+                   st.format == engine::Format::bz2 ? "bz2" : "parcomp", st.seconds, static_cast<unsigned long long>(st.original_bytes), static_cast<unsigned long long>(st.compressed_bytes),
                    static_cast<unsigned long long>(st.blocks), static_cast<unsigned long long>(st.gpu_blocks), gpus.c_str(),
-                   st.cpu_workers, st.first_gpu_ready_s, static_cast<unsigned long long>(st.peak_device_bytes));
+                   st.cpu_workers, st.first_gpu_ready_s, static_cast<unsigned long long>(st.peak_device_bytes),
+                   static_cast<unsigned long long>(st.streams), static_cast<unsigned long long>(st.trailing_bytes));
       std::fclose(f);
     }
     if (cli.verbose && !cli.quiet) {

@@ -82,6 +82,18 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("plot: GPU dropped from the title", "plots/common.py", 'return f"{gpu}; CPU: {res.cpu_name} (1 core)"', 'return f"CPU: {res.cpu_name} (1 core)"', "python"),
     Mutation("table: speedup inverted", "plots/summary.py", 'f"{common.fmt_num(cpu.seconds / by[v].seconds)}x"', 'f"{common.fmt_num(by[v].seconds / cpu.seconds)}x"', "python"),
     Mutation("fetch: a bad download kept", "datasets/fetch.py", "            dest.unlink()\n", "", "python"),
+    # .bz2 (tests/cpu/test_bz2.cpp against libbz2).
+    Mutation("bz2: group of 51 symbols", "codec/bz2.hpp", "kGroupSize = 50,", "kGroupSize = 51,", "cpu"),
+    Mutation("bz2: three table rounds", "codec/bz2.hpp", "kMaxTables = 6, kIterations = 4;", "kMaxTables = 6, kIterations = 3;", "cpu"),
+    Mutation("bz2: a run of 255 not split", "codec/bz2.hpp", "kHeaderBytes = 4, kMaxRun = 255;", "kHeaderBytes = 4, kMaxRun = 256;", "cpu"),
+    Mutation("bz2: block closed one byte late", "codec/bz2.hpp", "return block_limit(level) - 19;", "return block_limit(level) - 18;", "cpu"),
+    Mutation("bz2: Huffman ties without depth", "codec/bz2.cpp", "const std::int32_t depth = 1 + std::max(a & 0xff, b & 0xff);",
+             "const std::int32_t depth = 0;", "cpu"),
+    Mutation("bz2: block CRC not checked", "codec/bz2.cpp", "  if (crc != r.stored_crc) {", "  if (false) {", "cpu"),
+    Mutation("bz2: stream CRC not checked (engine)", "codec/engine_bz2.cpp", "if (info.stored_crc != combined)", "if (false)", "cpu"),
+    Mutation("bz2: a zero run's limit removed", "codec/bz2.cpp", "if (run > limit - nblock) fail(", "if (false) fail(", "cpu"),
+    Mutation("bz2: the chain trusts any candidate (engine)", "codec/engine_bz2.cpp", "      if (blocks.count(chain) == 0) {",
+             "      if (blocks.count(chain) == 0 && blocks.empty()) {", "cpu"),
     # The program.
     Mutation("parcomp: corrupt input exits 1", "codec/parcomp.cpp", "    return kCorrupt;", "    return kEnvironment;", "cli"),
     Mutation("parcomp: partial output kept on errors", "codec/parcomp.cpp", "    if (!committed_) ::unlink(tmp_.c_str());", "", "cli"),

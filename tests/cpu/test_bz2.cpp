@@ -6,10 +6,12 @@
 // libbz2 file for file: the same bytes where libbz2 succeeds, a CorruptDataError where it fails
 // (randomised blocks, bzip2 0.9.0's, which libbz2 still reads, are refused with a clear message).
 #include "codec/bz2.hpp"
+#include "codec/engine.hpp"
 #include "codec/common/errors.hpp"
 #include "datasets/synthetic.hpp"
 #include "reference/bz2.hpp"
 
+#include "common/mem_io.hpp"
 #include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
 
@@ -17,7 +19,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -28,6 +32,8 @@
 extern "C" __attribute__((weak)) void BZ2_hbMakeCodeLengths(unsigned char* len, int* freq, int alphaSize, int maxLen);
 
 namespace {
+using parcomp::testing::MemSink;
+using parcomp::testing::MemSource;
 using parcomp::testing::periodic;
 using parcomp::testing::word_text;
 using namespace parcomp;
@@ -369,6 +375,204 @@ TEST(Bz2, ErrorsNameTheStreamBlockAndBit) {
     FAIL() << "a truncated file was read";
   } catch (const CorruptDataError& e) {
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+}
+
+// ---- the engine (codec/engine_bz2.cpp): the same bytes from any number of workers -------------
+
+engine::Options bz2_options(int level, int threads) {
+  engine::Options o;
+  o.format = engine::Format::bz2;
+  o.level = level;
+  o.cpu_threads = threads;
+  o.use_gpus = false;
+  return o;
+}
+
+Bytes engine_compress(const Bytes& in, const engine::Options& o, std::uint64_t seed, engine::Stats* st = nullptr) {
+  MemSource src(in, seed);
+  MemSink sink;
+  const engine::Stats s = engine::compress(src, sink, o);
+  if (st != nullptr) *st = s;
+  return sink.b;
+}
+
+Bytes engine_decompress(const Bytes& file, const engine::Options& o, std::uint64_t seed, engine::Stats* st = nullptr) {
+  MemSource src(file, seed);
+  MemSink sink;
+  const engine::Stats s = engine::decompress(src, sink, o);
+  if (st != nullptr) *st = s;
+  return sink.b;
+}
+
+TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::vector<std::pair<std::string, Bytes>> all = inputs(seed);
+  // Blocks whose input spans many 1 MiB reads (runs of 255 make 5 bytes), and many blocks.
+  all.emplace_back("long runs", Bytes(parcomp::testing::sized(12'000'000, 6'000'000), 'r'));
+  all.emplace_back("many blocks", word_text(parcomp::testing::sized(1'500'007, 500'007), seed + 3));
+  for (const auto& [label, in] : all) {
+    for (const int level : {1, 9}) {
+      // libbz2's bytes; where a block is periodic (the long runs), the one-core writer's: the
+      // order of equal rotations is ours there, and origPtr alone differs from libbz2's.
+      const Bytes theirs = libbz2_compress(in, level), reference = reference::bz2_compress(in, level);
+      ASSERT_TRUE(reference == theirs || differ_in_orig_ptr_only(reference, theirs)) << label;
+      for (const int threads : {1, 3}) {
+        SCOPED_TRACE(::testing::Message() << label << " n " << in.size() << " level " << level << " threads " << threads);
+        engine::Stats st;
+        const Bytes ours = engine_compress(in, bz2_options(level, threads), seed, &st);
+        ASSERT_TRUE(ours == reference) << "first difference at byte "
+                                       << (std::mismatch(ours.begin(), ours.end(), reference.begin()).first - reference.begin()) << " of "
+                                       << ours.size();
+        EXPECT_EQ(st.original_bytes, in.size());
+        EXPECT_EQ(st.compressed_bytes, ours.size());
+        EXPECT_EQ(engine_decompress(ours, bz2_options(level, threads), seed + 1), in);
+      }
+    }
+  }
+}
+
+TEST(Bz2Engine, ReadsStreamsWindowsAndTrailingBytes) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  // Incompressible data: the compressed file spans several of the reader's 8 MiB windows.
+  const Bytes big = datasets::bytes_with_entropy(parcomp::testing::sized(20'000'000, 9'000'000), 8.0, seed);
+  const Bytes small = word_text(300'001, seed), none;
+  Bytes file = libbz2_compress(big, 1), all = big;
+  for (const auto& [part, level] : {std::pair{&small, 9}, {&none, 4}, {&small, 2}}) {
+    const Bytes z = libbz2_compress(*part, level);
+    file.insert(file.end(), z.begin(), z.end());
+    all.insert(all.end(), part->begin(), part->end());
+  }
+  for (const int threads : {1, 4}) {
+    engine::Stats st;
+    EXPECT_EQ(engine_decompress(file, bz2_options(9, threads), seed, &st), all);
+    EXPECT_EQ(st.streams, 4u);
+    EXPECT_EQ(st.trailing_bytes, 0u);
+    EXPECT_EQ(st.compressed_bytes, file.size());
+  }
+  // Trailing bytes holding both magics: candidates off the chain, whose decoding fails, are
+  // dropped; the rest is counted and ignored, as bzip2 ignores it.
+  Bytes junk = {'j', 'u', 'n', 'k', 0x31, 0x41, 0x59, 0x26, 0x53, 0x59, 1, 2, 3, 0x17, 0x72, 0x45, 0x38, 0x50, 0x90, 0, 0, 0, 0, 'B', 'Z'};
+  junk.resize(junk.size() + 3'000'000, 0x5a);
+  Bytes with_junk = file;
+  with_junk.insert(with_junk.end(), junk.begin(), junk.end());
+  engine::Stats st;
+  EXPECT_EQ(engine_decompress(with_junk, bz2_options(9, 3), seed, &st), all);
+  EXPECT_EQ(st.trailing_bytes, junk.size());
+  EXPECT_EQ(st.streams, 4u);
+}
+
+TEST(Bz2Engine, AgreesWithTheSerialReaderOnDamage) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  std::mt19937_64 rng(seed);
+  const Bytes original = word_text(250'007, seed);
+  int rejected = 0;
+  for (std::size_t trial = 0; trial < parcomp::testing::sized(200, 60); ++trial) {
+    Bytes file = libbz2_compress(original, 1 + static_cast<int>(trial % 3));
+    if (trial % 3 == 0) {
+      file.resize(rng() % file.size());
+    } else {
+      const std::size_t bit = rng() % (file.size() * 8);
+      file[bit / 8] ^= static_cast<std::uint8_t>(0x80u >> (bit % 8));
+    }
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " seed " << seed);
+    std::optional<Bytes> serial, engine;
+    std::string serial_error, engine_error;
+    try {
+      serial = bz2::decompress(file);
+    } catch (const CorruptDataError& e) {
+      serial_error = e.what();
+    }
+    try {
+      engine = engine_decompress(file, bz2_options(9, 3), seed + trial);
+    } catch (const CorruptDataError& e) {
+      engine_error = e.what();
+    }
+    ASSERT_EQ(serial.has_value(), engine.has_value()) << "serial: " << serial_error << "; engine: " << engine_error;
+    if (serial) {
+      ASSERT_EQ(*serial, *engine);
+    } else {
+      ++rejected;
+      EXPECT_NE(engine_error.find("stream 1"), std::string::npos) << engine_error;
+      EXPECT_NE(engine_error.find("bit "), std::string::npos) << engine_error;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(Bz2Engine, RefusesWhatItCannotDo) {
+  engine::Options o = bz2_options(9, 2);
+  o.level = 0;
+  EXPECT_THROW(engine_compress(Bytes(10, 'a'), o, 1), ContractError);
+  o = bz2_options(9, 0);
+  EXPECT_THROW(engine_compress(Bytes(10, 'a'), o, 1), ContractError) << "no CPU workers and no GPU .bz2 kernels";
+  o = bz2_options(9, 2);
+  o.use_gpus = true;
+  o.require_gpu = true;
+  EXPECT_THROW(engine_compress(Bytes(10, 'a'), o, 1), ContractError);
+}
+
+// `bits` bits of value 0xA5... inserted at bit `at` of a file.
+Bytes insert_bits(const Bytes& file, std::uint64_t at, int bits) {
+  std::vector<bool> v;
+  for (std::size_t i = 0; i < file.size() * 8; ++i) v.push_back(((file[i / 8] >> (7 - i % 8)) & 1) != 0);
+  for (int k = 0; k < bits; ++k) v.insert(v.begin() + static_cast<std::ptrdiff_t>(at) + k, ((0xA5 >> (7 - k % 8)) & 1) != 0);
+  Bytes out((v.size() + 7) / 8, 0);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i]) out[i / 8] = static_cast<std::uint8_t>(out[i / 8] | (0x80u >> (i % 8)));
+  return out;
+}
+
+// The engine's decompression in a thread with a deadline: a chain that waits for a result no
+// worker will publish is a failure here, not a hung test.
+Bytes engine_decompress_within(const Bytes& file, const engine::Options& o, std::uint64_t seed, int seconds) {
+  auto f = std::async(std::launch::async, [&] { return engine_decompress(file, o, seed); });
+  if (f.wait_for(std::chrono::seconds(seconds)) != std::future_status::ready) {
+    ADD_FAILURE() << "the engine did not finish in " << seconds << " s";
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+  return f.get();
+}
+
+TEST(Bz2Engine, TheChainStopsWhereNoBlockBegins) {
+  // Eight bits between two blocks: the first block decodes, and where it ends there is no magic
+  // (the second block's is 8 bits on); the reader must say so, not wait or skip ahead.
+  const Bytes in = word_text(250'000, 11);
+  const Bytes good = libbz2_compress(in, 1);
+  std::vector<bz2::Magic> magics;
+  bz2::find_magics(good, 0, good.size() * 8, magics);
+  ASSERT_GE(magics.size(), 3u);
+  const Bytes bad = insert_bits(good, magics[1].bit, 8);
+  try {
+    engine_decompress_within(bad, bz2_options(9, 2), 1, 60);
+    FAIL() << "decoded past eight foreign bits";
+  } catch (const CorruptDataError& e) {
+    EXPECT_NE(std::string(e.what()).find("neither a block nor the end marker"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bit " + std::to_string(magics[1].bit)), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(bz2::decompress(bad), CorruptDataError);
+}
+
+TEST(Bz2Engine, TheStreamCrcIsChecked) {
+  const Bytes in = word_text(150'000, 12);
+  const Bytes good = libbz2_compress(in, 1);
+  std::vector<bz2::Magic> magics;
+  bz2::find_magics(good, 0, good.size() * 8, magics);
+  ASSERT_TRUE(magics.back().end);
+  for (const int k : {0, 13, 31}) {  // a bit of the stored combined CRC
+    Bytes bad = good;
+    const std::uint64_t bit = magics.back().bit + 48 + static_cast<std::uint64_t>(k);
+    bad[bit / 8] ^= static_cast<std::uint8_t>(0x80u >> (bit % 8));
+    try {
+      engine_decompress_within(bad, bz2_options(9, 2), 1, 60);
+      FAIL() << "a wrong stream CRC was accepted";
+    } catch (const CorruptDataError& e) {
+      EXPECT_NE(std::string(e.what()).find("stream CRC"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(bz2::decompress(bad), CorruptDataError);
   }
 }
 

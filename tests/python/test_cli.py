@@ -244,3 +244,86 @@ def test_stats_file_tells_the_run(sample, tmp_path):
     assert j["gpu_blocks"] <= j["blocks"] and (j["gpus"] or j["gpu_blocks"] == 0)
     r = run("--stats", stats, sample, sample)
     assert r.returncode == 1 and b"--stats takes one input file" in r.stderr
+
+
+# ---- .bz2 ---------------------------------------------------------------------------------------
+
+def program(name):
+    import shutil
+    return shutil.which(name)
+
+
+def need(name):
+    exe = program(name)
+    if exe is None:
+        pytest.skip(f"{name} is not installed")
+    return exe
+
+
+@pytest.mark.parametrize("level", [1, 6, 9])
+def test_bz2_levels_write_bzip2s_bytes(sample, level):
+    bzip2 = need("bzip2")
+    ours = run(f"-{level}", "-c", sample)
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run([bzip2, f"-{level}", "-c", str(sample)], capture_output=True, check=True).stdout
+    assert ours.stdout == theirs
+
+
+def test_bz2_reads_what_the_bzip2_programs_write(sample):
+    ran = 0
+    for name, args in (("bzip2", ["-9", "-c"]), ("lbzip2", ["-9", "-n", "2", "-c"]), ("pbzip2", ["-9", "-p2", "-c"])):
+        exe = program(name)
+        if exe is None:
+            continue
+        packed = subprocess.run([exe, *args, str(sample)], capture_output=True, check=True).stdout
+        r = run("-dc", input_bytes=packed)
+        assert r.returncode == 0, (name, r.stderr)
+        assert r.stdout == sample.read_bytes(), name
+        ran += 1
+    if ran == 0:
+        pytest.skip("none of bzip2, lbzip2, pbzip2 is installed")
+
+
+def test_bz2_names_outputs_as_bzip2_does(sample, tmp_path):
+    assert run("-9", sample).returncode == 0
+    packed = tmp_path / "sample.txt.bz2"
+    assert packed.exists()
+    original = sample.read_bytes()
+    sample.unlink()
+    r = run("-d", packed)
+    assert r.returncode == 0, r.stderr
+    assert sample.read_bytes() == original
+    tbz = tmp_path / "archive.tbz2"
+    tbz.write_bytes(packed.read_bytes())
+    assert run("-d", tbz).returncode == 0
+    assert (tmp_path / "archive.tar").read_bytes() == original
+
+
+def test_bz2_damage_and_truncation_exit_2_and_leave_no_file(sample, tmp_path):
+    assert run("--format", "bz2", "-o", tmp_path / "s.bz2", sample).returncode == 0
+    good = (tmp_path / "s.bz2").read_bytes()
+    bad = tmp_path / "bad.bz2"
+    bad.write_bytes(good[:len(good) // 2] + bytes([good[len(good) // 2] ^ 0x20]) + good[len(good) // 2 + 1:])
+    r = run("-d", bad)
+    assert r.returncode == 2, r.stderr
+    assert b"stream 1, block" in r.stderr and b"bit " in r.stderr
+    assert not (tmp_path / "bad").exists() and no_partials(tmp_path)
+    cut = tmp_path / "cut.bz2"
+    cut.write_bytes(good[:-5])
+    r = run("-t", cut)
+    assert r.returncode == 2 and b"truncated" in r.stderr, r.stderr
+
+
+def test_bz2_trailing_garbage_is_ignored_with_a_warning(sample, tmp_path):
+    assert run("-1", "-o", tmp_path / "s.bz2", sample).returncode == 0
+    junk = tmp_path / "junk.bz2"
+    junk.write_bytes((tmp_path / "s.bz2").read_bytes() + b"not bzip2")
+    r = run("-dc", junk)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == sample.read_bytes()
+    assert b"trailing garbage" in r.stderr and b"(9 bytes)" in r.stderr
+
+
+def test_bz2_option_errors():
+    r = run("--format", "gzip", "x")
+    assert r.returncode == 1 and b"--format must be parcomp or bz2" in r.stderr

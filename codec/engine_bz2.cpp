@@ -1,0 +1,384 @@
+// The streaming engine for .bz2. See engine.hpp.
+#include "bz2.hpp"
+#include "codec/common/errors.hpp"
+#include "cpu_codec.hpp"
+#include "engine.hpp"
+#include "engine_detail.hpp"
+#include "kernels/common/nvtx.hpp"
+
+#include <limits>
+#include <memory>
+#include <set>
+
+namespace parcomp::engine {
+
+using namespace detail;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// The GPU workers take no .bz2 work yet: the job runs on the CPU workers.
+Options cpu_only(const Options& o, const char* what) {
+  if (o.require_gpu) throw ContractError(std::string("--gpu: ") + what + " runs on the CPU workers (no GPU .bz2 kernels yet)");
+  if (cpu_worker_count(o) == 0) throw ContractError(std::string(what) + " needs CPU workers (no GPU .bz2 kernels yet)");
+  if (o.use_gpus) note(o, std::string("GPUs not used: ") + what + " runs on the CPU workers (no GPU .bz2 kernels yet)");
+  Options c = o;
+  c.use_gpus = false;
+  return c;
+}
+
+struct InBlock {
+  std::uint64_t seq = 0;
+  Bytes bytes;
+};
+struct OutBits {
+  bz2::BlockBits bits;
+  std::size_t input_bytes = 0;
+};
+
+}  // namespace
+
+Stats compress_bz2(Source& in, Sink& out, const Options& options) {
+  PARCOMP_NVTX_RANGE("engine::compress_bz2");
+  const auto t0 = Clock::now();
+  if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
+  const Options o = cpu_only(options, ".bz2 compression");
+  const unsigned cpu_workers = cpu_worker_count(o);
+  Job<InBlock, OutBits> job;
+  job.cap = flight_cap(o, cpu_workers);
+  Stats st;
+  st.format = Format::bz2;
+  st.cpu_workers = cpu_workers;
+  std::mutex stats_m;
+  std::uint64_t bytes_in = 0;
+
+  // Blocks where bzip2's program closes them (bz2::cut_block), from 1 MiB reads.
+  auto reader = [&] {
+    constexpr std::size_t kRead = std::size_t{1} << 20;
+    Bytes buf;
+    std::size_t start = 0;
+    bz2::CutState cut_state;
+    bool eof = false;
+    for (std::uint64_t seq = 0;;) {
+      if (!job.wait_for_room()) return;
+      std::size_t cut = 0;
+      while ((cut = bz2::cut_block(cut_state, {buf.data() + start, buf.size() - start}, o.level, eof)) == 0 && !eof) {
+        buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(start));
+        start = 0;
+        const std::size_t had = buf.size();
+        buf.resize(had + kRead);
+        const std::size_t got = read_full(in, buf.data() + had, kRead);
+        buf.resize(had + got);
+        eof = got < kRead;
+        const std::lock_guard lock(stats_m);
+        bytes_in += got;
+      }
+      if (cut == 0) break;
+      InBlock b;
+      b.seq = seq++;
+      b.bytes.assign(buf.begin() + static_cast<std::ptrdiff_t>(start), buf.begin() + static_cast<std::ptrdiff_t>(start + cut));
+      start += cut;
+      job.push(std::move(b));
+    }
+    job.finish_input();
+  };
+  auto cpu_worker = [&] {
+    cpu_worker_loop(job, [](const InBlock& b, cpu::Workspace& ws) {
+      OutBits r;
+      r.input_bytes = b.bytes.size();
+      cpu::bz2_compress_block(b.bytes, r.bits, ws);
+      return r;
+    });
+  };
+  auto writer = [&] {
+    bz2::StreamWriter stream(o.level);
+    Bytes buf;
+    stream.header(buf);
+    std::uint64_t offset = 0, original = 0;
+    auto flush = [&] {
+      out.write(buf.data(), buf.size());
+      offset += buf.size();
+      buf.clear();
+    };
+    flush();
+    auto last_progress = Clock::now();
+    for (;;) {
+      std::optional<OutBits> next = job.next_in_order();
+      if (!next) {
+        if (job.stopped()) return;
+        break;
+      }
+      stream.add(next->bits, buf);
+      flush();
+      original += next->input_bytes;
+      job.mark_written(1);
+      st.blocks += 1;
+      if (o.on_progress && since(last_progress) >= 0.25) {
+        last_progress = Clock::now();
+        const std::lock_guard lock(stats_m);
+        o.on_progress({bytes_in, offset, since(t0)});
+      }
+    }
+    stream.finish(buf);
+    flush();
+    st.original_bytes = original;
+    st.compressed_bytes = offset;
+    st.streams = 1;
+    if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
+  };
+  run_threads(job, o, cpu_workers, reader, cpu_worker, [] {}, writer);
+  st.seconds = since(t0);
+  return st;
+}
+
+// ---- decompression ----------------------------------------------------------------------------
+//
+// The reader keeps a window of the input (a shared buffer; each read makes a new window that
+// starts at the earliest candidate not yet handed out), finds every block and end magic in it,
+// and hands out a block candidate once the window holds kMaxBlockBits after it (or the input
+// ended), so that a block is always decoded whole from one window. Workers decode candidates in
+// any order. The writer follows the chain: the stream header's end, a block, the bit where that
+// block ended, ..., the end marker, the next stream's header: a candidate off the chain (a magic
+// inside a block's data, or in trailing bytes) is dropped, its result or error unused.
+
+namespace {
+
+struct Candidate {
+  std::uint64_t seq = 0;  // the candidate's bit in the input: the job's key
+  std::shared_ptr<const Bytes> window;
+  std::uint64_t window_bit = 0;  // the input's bit of window[0]'s first bit
+  bool window_is_end = false;    // the window reaches the input's end
+};
+struct Decoded {
+  std::exception_ptr error;  // CorruptDataError: used only if the candidate is on the chain
+  Bytes bytes;
+  bz2::BlockResult r;  // end_bit in input bits
+};
+struct EndInfo {
+  bool complete = false;    // the 32-bit CRC after the magic is in the input
+  std::uint32_t stored_crc = 0;
+  std::uint64_t next_byte = 0;  // where a next stream would start
+  int next_level = 0;           // its header's level, 0: no header there
+};
+
+constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
+
+}  // namespace
+
+Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
+  PARCOMP_NVTX_RANGE("engine::decompress_bz2");
+  const auto t0 = Clock::now();
+  const Options o = cpu_only(options, ".bz2 decompression");
+  const unsigned cpu_workers = cpu_worker_count(o);
+  Job<Candidate, Decoded> job;
+  job.cap = flight_cap(o, cpu_workers);
+  Stats st;
+  st.format = Format::bz2;
+  st.cpu_workers = cpu_workers;
+  // Shared with the reader, under job.m:
+  std::set<std::uint64_t> blocks;          // block candidates handed out and not yet passed by the chain
+  std::map<std::uint64_t, EndInfo> ends;   // end candidates, likewise
+  std::uint64_t known_to = 0;              // every candidate below this bit is in blocks or ends
+  std::uint64_t bytes_in = 0;
+  int first_level = 0;
+  bool junk = false;  // the writer saw the last stream end: the reader only counts the rest
+
+  auto reader = [&] {
+    auto window = std::make_shared<Bytes>(bz2::kHeaderBytes);
+    const std::size_t got = read_full(in, window->data(), bz2::kHeaderBytes);
+    window->resize(got);
+    const int level = bz2::header_level(*window, 0);
+    if (level == 0) throw CorruptDataError("not a bzip2 stream: no \"BZh1\" to \"BZh9\" header");
+    std::uint64_t window_byte = 0, scan_from = bz2::kHeaderBytes * 8;
+    std::deque<bz2::Magic> found;  // found, not yet handed out
+    {
+      const std::lock_guard lock(job.m);
+      first_level = level;
+      bytes_in = got;
+      known_to = scan_from;
+      job.cv.notify_all();
+    }
+    constexpr std::size_t kRead = std::size_t{8} << 20;
+    bool eof = false;
+    while (!eof) {
+      {
+        const std::lock_guard lock(job.m);
+        if (job.stop) return;
+        if (junk) break;
+      }
+      // The next window: from the earliest byte still needed, plus a read.
+      const std::uint64_t keep = std::min(found.empty() ? scan_from / 8 : found.front().bit / 8, scan_from / 8);
+      auto next = std::make_shared<Bytes>();
+      next->reserve(window->size() - (keep - window_byte) + kRead);
+      next->assign(window->begin() + static_cast<std::ptrdiff_t>(keep - window_byte), window->end());
+      const std::size_t had = next->size();
+      next->resize(had + kRead);
+      const std::size_t r = read_full(in, next->data() + had, kRead);
+      next->resize(had + r);
+      eof = r < kRead;
+      window = next;
+      window_byte = keep;
+      const std::uint64_t base = window_byte * 8, end = base + window->size() * 8;
+      std::vector<bz2::Magic> magics;
+      bz2::find_magics(*window, scan_from - base, window->size() * 8, magics);
+      for (auto& m : magics) found.push_back({m.bit + base, m.end});
+      scan_from = std::max(scan_from, end >= 47 ? end - 47 : 0);
+      // Hand out what the window holds enough of.
+      while (!found.empty()) {
+        const bz2::Magic f = found.front();
+        if (!f.end) {
+          if (!eof && f.bit + bz2::kMaxBlockBits > end) break;
+          if (!job.wait_for_room()) return;
+          {
+            const std::lock_guard lock(job.m);
+            blocks.insert(f.bit);
+            known_to = std::max(known_to, f.bit + 1);  // found in order: nothing below is missing
+          }
+          job.push({f.bit, window, base, eof});
+        } else {
+          EndInfo e;
+          e.next_byte = (f.bit + 80 + 7) / 8;
+          if (!eof && (e.next_byte + bz2::kHeaderBytes) * 8 > end) break;
+          e.complete = f.bit + 80 <= end;
+          if (e.complete) {
+            BitReader br(*window, f.bit + 48 - base);
+            e.stored_crc = br.take(32);
+          }
+          e.next_level = e.next_byte >= window_byte ? bz2::header_level(*window, static_cast<std::size_t>(e.next_byte - window_byte)) : 0;
+          const std::lock_guard lock(job.m);
+          ends[f.bit] = e;
+          known_to = std::max(known_to, f.bit + 1);
+          job.cv.notify_all();
+        }
+        found.pop_front();
+      }
+      const std::lock_guard lock(job.m);
+      known_to = eof && found.empty() ? kAll : std::min(found.empty() ? scan_from : found.front().bit, scan_from);
+      bytes_in = window_byte + window->size();
+      job.cv.notify_all();
+    }
+    // After the last stream: count the rest.
+    std::uint64_t rest = 0;
+    if (!eof) {
+      std::vector<std::uint8_t> sink(std::size_t{1} << 20);
+      for (std::size_t r; (r = in.read(sink.data(), sink.size())) != 0;) rest += r;
+    }
+    const std::lock_guard lock(job.m);
+    bytes_in = window_byte + window->size() + rest;
+    known_to = kAll;
+    job.input_done = true;
+    job.cv.notify_all();
+  };
+  auto cpu_worker = [&] {
+    cpu_worker_loop(job, [](const Candidate& c, cpu::Workspace& ws) {
+      Decoded d;
+      try {
+        bz2::Where where;
+        where.stream = 0;
+        where.base = c.window_bit;
+        d.r = cpu::bz2_decompress_block(*c.window, c.seq - c.window_bit, 9, d.bytes, ws, where, c.window_is_end);
+        d.r.end_bit += c.window_bit;
+      } catch (const CorruptDataError&) {
+        d.error = std::current_exception();
+        d.bytes = Bytes();
+      }
+      return d;
+    });
+  };
+  auto writer = [&] {
+    std::unique_lock lock(job.m);
+    job.cv.wait(lock, [&] { return job.stop || first_level != 0; });
+    if (job.stop) return;
+    int level = first_level;
+    std::uint64_t chain = bz2::kHeaderBytes * 8, stream = 1, block = 0, written = 0;
+    std::uint32_t combined = 0;
+    auto last_progress = Clock::now();
+    auto where = [&](std::uint64_t bit) {
+      return "stream " + std::to_string(stream) + (block > 0 ? ", block " + std::to_string(block) : std::string()) + " (bit " +
+             std::to_string(bit) + " of the input): ";
+    };
+    // Drops every candidate below `bit` (passed by the chain) and their results.
+    auto pass = [&](std::uint64_t bit) {
+      std::uint64_t n = 0;
+      while (!blocks.empty() && *blocks.begin() < bit) {
+        job.done.erase(*blocks.begin());
+        blocks.erase(blocks.begin());
+        ++n;
+      }
+      while (!ends.empty() && ends.begin()->first < bit) ends.erase(ends.begin());
+      job.written_blocks += n;
+      job.cv.notify_all();
+    };
+    for (;;) {
+      job.cv.wait(lock, [&] { return job.stop || known_to > chain; });
+      if (job.stop) return;
+      if (auto e = ends.find(chain); e != ends.end()) {
+        const EndInfo info = e->second;
+        if (!info.complete) throw CorruptDataError(where(chain) + "the input ends inside the end marker (truncated)");
+        if (info.stored_crc != combined)
+          throw CorruptDataError(where(chain + 48) + "stream CRC " + std::to_string(combined) + " differs from the stored " +
+                                 std::to_string(info.stored_crc));
+        ++st.streams;
+        pass(chain + 80);
+        if (info.next_level > 0) {
+          ++stream;
+          block = 0;
+          combined = 0;
+          level = info.next_level;
+          chain = (info.next_byte + bz2::kHeaderBytes) * 8;
+          continue;
+        }
+        junk = true;  // the rest is not a stream: wait for the reader to count it
+        pass(kAll);   // and free the room of candidates found in it
+        job.cv.wait(lock, [&] { return job.stop || job.input_done; });
+        if (job.stop) return;
+        st.trailing_bytes = bytes_in > info.next_byte ? bytes_in - info.next_byte : 0;
+        break;
+      }
+      if (blocks.count(chain) == 0) {
+        if (known_to == kAll && chain + 48 > bytes_in * 8)
+          throw CorruptDataError(where(chain) + "the input ends before the stream's end marker (truncated)");
+        throw CorruptDataError(where(chain) + "neither a block nor the end marker");
+      }
+      job.cv.wait(lock, [&] { return job.stop || job.done.count(chain) != 0; });
+      if (job.stop) return;
+      Decoded d = std::move(job.done[chain]);
+      ++block;
+      if (d.error) {
+        try {
+          std::rethrow_exception(d.error);
+        } catch (const CorruptDataError& e) {
+          throw CorruptDataError(where(chain) + e.what());
+        }
+      }
+      if (d.r.nblock > bz2::block_limit(level))
+        throw CorruptDataError(where(chain) + std::to_string(d.r.nblock) + " bytes, more than a level-" + std::to_string(level) +
+                               " block holds");
+      combined = bz2::combine_crc(combined, d.r.stored_crc);
+      pass(d.r.end_bit);
+      chain = d.r.end_bit;
+      const std::uint64_t read_so_far = bytes_in;
+      lock.unlock();
+      out.write(d.bytes.data(), d.bytes.size());
+      written += d.bytes.size();
+      st.blocks += 1;
+      if (o.on_progress && since(last_progress) >= 0.25) {
+        last_progress = Clock::now();
+        o.on_progress({read_so_far, written, since(t0)});
+      }
+      lock.lock();
+    }
+    st.original_bytes = written;
+    st.compressed_bytes = bytes_in;
+    job.stop = true;  // workers may still hold candidates from the trailing bytes
+    job.cv.notify_all();
+    lock.unlock();
+    if (o.on_progress) o.on_progress({st.compressed_bytes, written, since(t0)});
+  };
+  run_threads(job, o, cpu_workers, reader, cpu_worker, [] {}, writer);
+  st.seconds = since(t0);
+  return st;
+}
+
+}  // namespace parcomp::engine

@@ -1,0 +1,293 @@
+// The engine's machinery shared by its jobs (codec/engine.cpp: parcomp streams; codec/engine_bz2.cpp:
+// .bz2): the work queue with flow control, the threads, the GPU start-up. Internal to the engine.
+#pragma once
+
+#include "engine.hpp"
+
+#include "codec/common/errors.hpp"
+#include "cpu_codec.hpp"
+#include "gpu_warmup.hpp"
+#include "kernels/common/cuda_check.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace parcomp::engine::detail {
+
+using Clock = std::chrono::steady_clock;
+using Bytes = std::vector<std::uint8_t>;
+
+inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Reads exactly n bytes unless the input ends first; returns how many it got.
+inline std::size_t read_full(Source& in, std::uint8_t* buf, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    const std::size_t r = in.read(buf + got, n - got);
+    if (r == 0) break;
+    got += r;
+  }
+  return got;
+}
+
+// What every worker of a job shares: the queue of claimed-by-nobody items, the results, the stop
+// flag and the first error.
+template <typename Item, typename Result>
+class Job {
+ public:
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<Item> pending;
+  std::map<std::uint64_t, Result> done;  // by first block
+  bool input_done = false, stop = false;
+  std::exception_ptr error;
+  std::uint64_t read_blocks = 0, written_blocks = 0;
+  std::size_t cap = 0;
+  unsigned workers_running = 0;
+
+  void fail(std::exception_ptr e) {
+    const std::lock_guard lock(m);
+    if (!error) error = e;
+    stop = true;
+    cv.notify_all();
+  }
+  // Up to `max` consecutive items from the front. A GPU (wait_full) waits for a full batch while
+  // the input is still coming. Empty: nothing left (or stopped).
+  std::vector<Item> claim(std::size_t max, bool wait_full) {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] {
+      return stop || (input_done && pending.empty()) || (!pending.empty() && (!wait_full || pending.size() >= max || input_done));
+    });
+    std::vector<Item> out;
+    if (stop) return out;
+    while (!pending.empty() && out.size() < max) {
+      out.push_back(std::move(pending.front()));
+      pending.pop_front();
+    }
+    cv.notify_all();
+    return out;
+  }
+  void publish(std::uint64_t first, Result r) {
+    const std::lock_guard lock(m);
+    done.emplace(first, std::move(r));
+    cv.notify_all();
+  }
+  // The reader's flow control: wait while too many blocks are read and not yet written.
+  bool wait_for_room() {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return stop || read_blocks - written_blocks < cap; });
+    return !stop;
+  }
+  void push(Item item) {
+    const std::lock_guard lock(m);
+    pending.push_back(std::move(item));
+    ++read_blocks;
+    cv.notify_all();
+  }
+  void finish_input() {
+    const std::lock_guard lock(m);
+    input_done = true;
+    cv.notify_all();
+  }
+  // The writer's next result in input order (the one keyed written_blocks); nullopt when every
+  // block is written or the job stopped (stopped() tells which).
+  std::optional<Result> next_in_order() {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] {
+      return stop || done.count(written_blocks) != 0 || (input_done && pending.empty() && written_blocks == read_blocks) ||
+             (workers_running == 0 && done.empty());
+    });
+    if (stop) return std::nullopt;
+    auto it = done.find(written_blocks);
+    if (it == done.end()) {
+      if (input_done && written_blocks == read_blocks) return std::nullopt;
+      throw std::runtime_error("engine: every worker stopped with blocks left (no CPU worker, and no GPU could start)");
+    }
+    Result r = std::move(it->second);
+    done.erase(it);
+    return r;
+  }
+  void mark_written(std::uint64_t blocks) {
+    const std::lock_guard lock(m);
+    written_blocks += blocks;
+    cv.notify_all();
+  }
+  bool stopped() {
+    const std::lock_guard lock(m);
+    return stop;
+  }
+  // Stops every thread without an error (the writer saw the end of the work).
+  void halt() {
+    const std::lock_guard lock(m);
+    stop = true;
+    cv.notify_all();
+  }
+  void worker_exit() {
+    const std::lock_guard lock(m);
+    --workers_running;
+    cv.notify_all();
+  }
+};
+
+// Runs the job's threads: the reader, cpu workers, one thread per GPU (which first makes its
+// context, then works), and the writer (this thread). Joins them all; rethrows the first error.
+template <typename J>
+void run_threads(J& job, const Options& o, unsigned cpu_workers, const std::function<void()>& reader,
+                 const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,
+                 const std::function<void()>& writer) {
+  std::vector<std::thread> threads;
+  auto guarded = [&job](const std::function<void()>& f) {
+    return [&job, f] {
+      try {
+        f();
+      } catch (...) {
+        job.fail(std::current_exception());
+      }
+    };
+  };
+  {
+    const std::lock_guard lock(job.m);
+    job.workers_running = cpu_workers + (o.use_gpus ? 1u : 0u);
+  }
+  threads.emplace_back(guarded(reader));
+  for (unsigned i = 0; i < cpu_workers; ++i)
+    threads.emplace_back(guarded([&job, &cpu_worker] {
+      cpu_worker();
+      job.worker_exit();
+    }));
+  if (o.use_gpus)
+    threads.emplace_back(guarded([&job, &gpu_manager] {
+      gpu_manager();
+      job.worker_exit();
+    }));
+  try {
+    writer();
+  } catch (...) {
+    job.fail(std::current_exception());
+  }
+  for (auto& t : threads) t.join();
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+inline bool gpu_block_size_ok(std::size_t block) { return block % 16 == 0 && block <= (std::size_t{1} << 24); }
+
+inline unsigned cpu_worker_count(const Options& o) {
+  if (o.cpu_threads >= 0) return static_cast<unsigned>(o.cpu_threads);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Blocks read and not yet written: 4 per CPU worker to start with; each GPU that joins adds two
+// of its batches (manage_gpus), so that a run without GPUs holds little.
+inline std::size_t flight_cap(const Options& o, unsigned cpu_workers) {
+  if (o.max_blocks_in_flight != 0) return o.max_blocks_in_flight;
+  return std::max<std::size_t>(4 * cpu_workers, 4);
+}
+
+inline void note(const Options& o, const std::string& what) {
+  if (o.on_note) o.on_note(what);
+}
+
+// The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
+// first, then runs work(device) on a thread per ready device (the options' devices, or all).
+template <typename J>
+void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
+                 const std::function<void(int)>& work) {
+  gpu_warmup::start();
+  gpu_warmup::State w;
+  for (;;) {
+    w = gpu_warmup::poll();
+    if (w.done) break;
+    std::unique_lock lock(job.m);
+    if (job.stop || (job.input_done && job.pending.empty())) {
+      if (o.require_gpu && !job.stop) {
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;  // --gpu: the work waits for the GPU
+      }
+      note(o, "GPUs not used: the input ended before CUDA was ready");
+      return;
+    }
+    job.cv.wait_for(lock, std::chrono::milliseconds(5));
+  }
+  std::vector<int> devices;
+  for (const int d : w.ready)
+    if (o.devices.empty() || std::find(o.devices.begin(), o.devices.end(), d) != o.devices.end()) devices.push_back(d);
+  for (const int d : o.devices)
+    if (std::find(w.ready.begin(), w.ready.end(), d) == w.ready.end()) {
+      note(o, "GPU " + std::to_string(d) + " is not available");
+      if (o.require_gpu) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
+    }
+  if (devices.empty()) {
+    const std::string why = w.ready.empty() ? w.why_none : "none of the devices asked for";
+    note(o, "no GPU: " + why + "; the CPU workers do all the work");
+    if (o.require_gpu) throw ContractError("--gpu: " + why);
+    return;
+  }
+  {
+    const std::lock_guard lock(stats_m);
+    st.first_gpu_ready_s = since(t0);
+  }
+  note(o, std::to_string(devices.size()) + " GPU(s) ready after " + std::to_string(w.seconds) + " s of CUDA start-up");
+  if (o.max_blocks_in_flight == 0) {
+    const std::lock_guard lock(job.m);
+    job.cap += 2 * o.gpu_batch_blocks * devices.size();
+    job.cv.notify_all();
+  }
+  std::vector<std::thread> threads;
+  for (const int d : devices)
+    threads.emplace_back([&job, &work, d] {
+      try {
+        PARCOMP_CUDA_CHECK(cudaSetDevice(d));
+        work(d);
+      } catch (...) {
+        job.fail(std::current_exception());
+      }
+    });
+  for (auto& t : threads) t.join();
+}
+
+// A source whose first bytes were already read (to tell formats apart): those, then the rest.
+class PrefixedSource : public Source {
+ public:
+  PrefixedSource(std::vector<std::uint8_t> prefix, Source& rest) : prefix_(std::move(prefix)), rest_(rest) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    if (at_ < prefix_.size()) {
+      const std::size_t n = std::min(max, prefix_.size() - at_);
+      std::copy_n(prefix_.data() + at_, n, buf);
+      at_ += n;
+      return n;
+    }
+    return rest_.read(buf, max);
+  }
+
+ private:
+  std::vector<std::uint8_t> prefix_;
+  std::size_t at_ = 0;
+  Source& rest_;
+};
+
+// A CPU worker: one item at a time (work(item, workspace) makes its result, published under the
+// item's seq), until none is left or the job stops.
+template <typename J, typename Work>
+void cpu_worker_loop(J& job, Work&& work) {
+  cpu::Workspace ws;
+  for (;;) {
+    auto items = job.claim(1, false);
+    if (items.empty()) return;
+    job.publish(items[0].seq, work(items[0], ws));
+  }
+}
+
+}  // namespace parcomp::engine::detail
