@@ -276,8 +276,9 @@ Stats decompress(Source& source, Sink& out, const Options& o) {
     std::uint8_t magic[4];
     std::uint64_t at = read_full(in, magic, 4);
     const stream::Kind kind = stream::kind_of({magic, at});
-    if (at == 0) throw CorruptDataError("empty input: not a parcomp file");
-    if (kind == stream::Kind::unknown) throw CorruptDataError("not a parcomp file (no parcomp magic at the start)");
+    if (at == 0) throw CorruptDataError("empty input: neither a parcomp nor a .bz2 file");
+    if (kind == stream::Kind::unknown)
+      throw CorruptDataError("neither a parcomp nor a .bz2 file (no parcomp magic and no \"BZh\" at the start)");
     std::uint64_t seq = 0;
     if (kind == stream::Kind::container_v2) {
       // Version 2: one container whose index comes first; read whole (the format's limit).
