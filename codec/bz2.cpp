@@ -641,6 +641,14 @@ int header_level(std::span<const std::uint8_t> in, std::size_t at) {
   return level >= 1 && level <= 9 ? level : 0;
 }
 
+bool header_cut(std::span<const std::uint8_t> in, std::size_t at) {
+  static constexpr std::uint8_t kHeader[] = {'B', 'Z', 'h'};
+  if (at >= in.size() || in.size() - at >= kHeaderBytes) return false;
+  for (std::size_t i = at; i < in.size(); ++i)
+    if (in[i] != kHeader[i - at]) return false;
+  return true;
+}
+
 namespace {
 // The 48 bits at `bit` (zeros past the end).
 std::uint64_t bits48(std::span<const std::uint8_t> in, std::uint64_t bit) {
@@ -659,6 +667,9 @@ std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> in, DecodeSta
     const int level = header_level(in, at);
     if (level == 0) {
       if (st.streams == 0) throw CorruptDataError("not a bzip2 stream: no \"BZh1\" to \"BZh9\" header");
+      if (header_cut(in, at))
+        throw CorruptDataError("stream " + std::to_string(st.streams + 1) + " at byte " + std::to_string(at) +
+                               ": the input ends inside a stream header (truncated)");
       st.trailing_bytes = in.size() - at;
       break;
     }

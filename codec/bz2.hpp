@@ -158,6 +158,10 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
 
 // The level of a stream header at byte `at`, 0 when there is none.
 int header_level(std::span<const std::uint8_t> in, std::size_t at);
+// True when the input ends within what could still be a stream header at `at` ("B", "BZ", "BZh"
+// as its last bytes): bzip2's program then reports the file as truncated ("compressed file ends
+// unexpectedly"), where other bytes after a stream are trailing garbage that it ignores.
+bool header_cut(std::span<const std::uint8_t> in, std::size_t at);
 
 struct DecodeStats {
   std::uint64_t streams = 0, blocks = 0;

@@ -160,6 +160,7 @@ struct EndInfo {
   std::uint32_t stored_crc = 0;
   std::uint64_t next_byte = 0;  // where a next stream would start
   int next_level = 0;           // its header's level, 0: no header there
+  bool next_cut = false;        // the input ends inside what could be a header (bz2::header_cut)
 };
 
 constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
@@ -245,7 +246,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
             BitReader br(*window, f.bit + 48 - base);
             e.stored_crc = br.take(32);
           }
-          e.next_level = e.next_byte >= window_byte ? bz2::header_level(*window, static_cast<std::size_t>(e.next_byte - window_byte)) : 0;
+          if (e.next_byte >= window_byte) {
+            e.next_level = bz2::header_level(*window, static_cast<std::size_t>(e.next_byte - window_byte));
+            e.next_cut = eof && bz2::header_cut(*window, static_cast<std::size_t>(e.next_byte - window_byte));
+          }
           const std::lock_guard lock(job.m);
           ends[f.bit] = e;
           known_to = std::max(known_to, f.bit + 1);
@@ -329,6 +333,9 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
           chain = (info.next_byte + bz2::kHeaderBytes) * 8;
           continue;
         }
+        if (info.next_cut)
+          throw CorruptDataError("stream " + std::to_string(stream + 1) + " at byte " + std::to_string(info.next_byte) +
+                                 ": the input ends inside a stream header (truncated)");
         junk = true;  // the rest is not a stream: wait for the reader to count it
         pass(kAll);   // and free the room of candidates found in it
         job.cv.wait(lock, [&] { return job.stop || job.input_done; });

@@ -252,11 +252,18 @@ TEST(Bz2, SeveralStreamsAndTrailingBytes) {
   EXPECT_EQ(bz2::decompress(file, &st), all);
   EXPECT_EQ(st.streams, 3u);
   EXPECT_EQ(st.trailing_bytes, 0u);
-  for (const std::string junk : {"x", "garbage after the streams", "BZ"}) {
+  // As bzip2's program: bytes that cannot begin a header are trailing garbage, ignored; the input
+  // ending inside what could still be a header is a truncated file (bzip2 -d exits 2 on those).
+  for (const std::string junk : {"x", "garbage after the streams", "BZx", "BZh0", "BZh\xff", "B Zh9"}) {
     Bytes with = file;
     with.insert(with.end(), junk.begin(), junk.end());
-    EXPECT_EQ(bz2::decompress(with, &st), all);
+    EXPECT_EQ(bz2::decompress(with, &st), all) << junk;
     EXPECT_EQ(st.trailing_bytes, junk.size()) << junk;
+  }
+  for (const std::string cut : {"B", "BZ", "BZh", "BZh9"}) {
+    Bytes with = file;
+    with.insert(with.end(), cut.begin(), cut.end());
+    EXPECT_THROW(bz2::decompress(with), CorruptDataError) << cut;
   }
   EXPECT_THROW(bz2::decompress(Bytes{'B', 'Z', 'h', '0'}), CorruptDataError);
   EXPECT_THROW(bz2::decompress(Bytes{}), CorruptDataError);
@@ -461,6 +468,18 @@ TEST(Bz2Engine, ReadsStreamsWindowsAndTrailingBytes) {
   engine::Stats st;
   EXPECT_EQ(engine_decompress(with_junk, bz2_options(9, 3), seed, &st), all);
   EXPECT_EQ(st.trailing_bytes, junk.size());
+  // The input ending inside what could be a next header is truncated, as for bzip2's program.
+  for (const std::string cut : {"B", "BZ", "BZh", "BZh9"}) {
+    Bytes with = file;
+    with.insert(with.end(), cut.begin(), cut.end());
+    EXPECT_THROW(engine_decompress(with, bz2_options(9, 2), seed), CorruptDataError) << cut;
+  }
+  for (const std::string junk2 : {"BZx", "BZh0"}) {
+    Bytes with = file;
+    with.insert(with.end(), junk2.begin(), junk2.end());
+    EXPECT_EQ(engine_decompress(with, bz2_options(9, 2), seed, &st), all) << junk2;
+    EXPECT_EQ(st.trailing_bytes, junk2.size());
+  }
   EXPECT_EQ(st.streams, 4u);
 }
 

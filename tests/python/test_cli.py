@@ -5,6 +5,7 @@ GPU (the engine then uses the CPU workers); PARCOMP_BUILD names the build folder
 import os
 import pty
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -322,6 +323,23 @@ def test_bz2_trailing_garbage_is_ignored_with_a_warning(sample, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == sample.read_bytes()
     assert b"trailing garbage" in r.stderr and b"(9 bytes)" in r.stderr
+
+
+@pytest.mark.parametrize("tail,status", [(b"B", 2), (b"BZ", 2), (b"BZh", 2), (b"BZh9", 2), (b"BZx", 0), (b"BZh0", 0)])
+def test_bz2_what_follows_a_stream_is_judged_as_bzip2_judges_it(sample, tmp_path, tail, status):
+    # bzip2 -d: the input ending inside what could be a next stream's header is a truncated file
+    # (exit 2); other bytes are trailing garbage (a warning, exit 0). Checked against bzip2 where
+    # it is installed.
+    assert run("-1", "-o", tmp_path / "s.bz2", sample).returncode == 0
+    f = tmp_path / "t.bz2"
+    f.write_bytes((tmp_path / "s.bz2").read_bytes() + tail)
+    r = run("-t", f)
+    assert r.returncode == status, r.stderr
+    if status == 2:
+        assert b"truncated" in r.stderr
+    bzip2 = shutil.which("bzip2")
+    if bzip2:
+        assert subprocess.run([bzip2, "-t", str(f)], capture_output=True).returncode == status
 
 
 def test_bz2_option_errors():
