@@ -11,6 +11,7 @@
 #include "datasets/synthetic.hpp"
 #include "reference/bz2.hpp"
 
+#include "common/libbz2.hpp"
 #include "common/mem_io.hpp"
 #include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
@@ -34,60 +35,12 @@ extern "C" __attribute__((weak)) void BZ2_hbMakeCodeLengths(unsigned char* len, 
 namespace {
 using parcomp::testing::MemSink;
 using parcomp::testing::MemSource;
+using parcomp::testing::libbz2_compress;
+using parcomp::testing::libbz2_decompress;
 using parcomp::testing::periodic;
 using parcomp::testing::word_text;
 using namespace parcomp;
 using Bytes = std::vector<std::uint8_t>;
-
-// libbz2 fed as bzip2's program feeds it: BZ_RUN with 5000-byte reads, then BZ_FINISH.
-Bytes libbz2_compress(std::span<const std::uint8_t> in, int level) {
-  bz_stream s{};
-  if (BZ2_bzCompressInit(&s, level, 0, 30) != BZ_OK) throw std::runtime_error("BZ2_bzCompressInit");
-  Bytes out(in.size() + in.size() / 50 + 1024);
-  std::size_t produced = 0;
-  auto step = [&](int action) {
-    if (out.size() - produced < 65536) out.resize(out.size() * 2 + 65536);
-    s.next_out = reinterpret_cast<char*>(out.data() + produced);
-    s.avail_out = static_cast<unsigned>(out.size() - produced);
-    const int rc = BZ2_bzCompress(&s, action);
-    produced = out.size() - s.avail_out;
-    return rc;
-  };
-  for (std::size_t at = 0; at < in.size(); at += 5000) {
-    s.next_in = const_cast<char*>(reinterpret_cast<const char*>(in.data() + at));
-    s.avail_in = static_cast<unsigned>(std::min<std::size_t>(5000, in.size() - at));
-    while (s.avail_in > 0)
-      if (step(BZ_RUN) != BZ_RUN_OK) throw std::runtime_error("BZ2_bzCompress(BZ_RUN)");
-  }
-  while (true) {
-    const int rc = step(BZ_FINISH);
-    if (rc == BZ_STREAM_END) break;
-    if (rc != BZ_FINISH_OK) throw std::runtime_error("BZ2_bzCompress(BZ_FINISH)");
-  }
-  BZ2_bzCompressEnd(&s);
-  out.resize(produced);
-  return out;
-}
-
-// libbz2's reading of one stream: the bytes, or nullopt where it reports an error; at most `cap`
-// bytes of output (a damaged file may claim more).
-std::optional<Bytes> libbz2_decompress(std::span<const std::uint8_t> in, std::size_t cap) {
-  bz_stream s{};
-  if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK) throw std::runtime_error("BZ2_bzDecompressInit");
-  Bytes out(cap + 1);
-  s.next_in = const_cast<char*>(reinterpret_cast<const char*>(in.data()));
-  s.avail_in = static_cast<unsigned>(in.size());
-  s.next_out = reinterpret_cast<char*>(out.data());
-  s.avail_out = static_cast<unsigned>(out.size());
-  int rc = BZ_OK;
-  while (rc == BZ_OK && s.avail_out > 0 && s.avail_in > 0) rc = BZ2_bzDecompress(&s);
-  if (rc == BZ_OK && s.avail_in == 0) rc = BZ2_bzDecompress(&s);  // the last bits buffered
-  const std::size_t produced = out.size() - s.avail_out;
-  BZ2_bzDecompressEnd(&s);
-  if (rc != BZ_STREAM_END) return std::nullopt;
-  out.resize(produced);
-  return out;
-}
 
 // Runs of every length around the stage's limits (3, 4, 5, 255, 256, 259, 510, ...).
 Bytes runs(std::size_t n, std::uint64_t seed) {
