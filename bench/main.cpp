@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   register_huffman();
   register_pipeline();
   register_tool();
+  register_codecs();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +
@@ -126,7 +127,9 @@ int main(int argc, char** argv) {
     const std::string format = flag_value(args, "--benchmark_out_format=");
     if (format.empty() || format == "json") {
       try {
-        merge_into_benchmark_json(out, parcomp_context(original, device, device_note));
+        nlohmann::json ctx = parcomp_context(original, device, device_note);
+        ctx["nvcomp_version"] = nvcomp_version();  // empty: built without nvCOMP (codecs.landscape's nvCOMP rows skipped)
+        merge_into_benchmark_json(out, ctx);
       } catch (const std::exception& e) {
         fmt::print(stderr, "parcomp-bench: could not add metadata to {}: {}\n", out, e.what());
         return 1;

@@ -18,6 +18,8 @@
 //   decompression is one core either way).
 //   thesis.fig4_1    the host's PCIe bandwidth: cudaMemcpy of 256 MiB host to device and back, from
 //                    pinned and from pageable memory (pcie.h2d/pinned-memory, ...).
+//   codecs.landscape  parcomp.fast.kernels and parcomp.paper.kernels on the landscape's datasets
+//                    (bench/codecs.cpp has nvCOMP's codecs, bench/tool.cpp the CPU programs).
 // The BWT columns alone are in bench/bwt.cpp (bwt.*, rbwt.*). Every GPU container is first checked:
 // paper bit-identical to the CPU reference pipeline's, both decompressed back to the input.
 #include "common/gpu_timing.hpp"
@@ -353,6 +355,24 @@ void register_pipeline() {
                                                  decompress, 19, host_threads(), spec))
           ->Iterations(1);
     }
+  }
+  // codecs.landscape: the pipeline's kernels on its datasets, in its names, beside nvCOMP's codecs
+  // (bench/codecs.cpp): the stages on device-resident data, 1 MiB blocks, as pipeline.gpu.<config>.kernels.
+  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
+    std::size_t n = 0;
+    try {
+      n = spec_size(spec);
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (const auto& [variant, config] : {std::pair{"parcomp.fast.kernels", pipeline::Config::fast}, std::pair{"parcomp.paper.kernels", pipeline::Config::paper}})
+      for (const bool d : {false, true}) {
+        const std::string name = fmt::format("codecs.landscape/{}.{}/{}/n={}", variant, d ? "decompress" : "compress", spec.label, n);
+        if (d)
+          configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_decompress, config, Timed::kernels, spec, name));
+        else
+          configure_gpu(benchmark::RegisterBenchmark(name.c_str(), gpu_compress, config, Timed::kernels, kBwtBlockBytes, spec, name));
+      }
   }
 }
 

@@ -16,10 +16,14 @@
 // GPUs), startup_s (to the first GPU ready), peak_device_bytes.
 // Programs are found next to parcomp-bench (the bundle carries them) or on PATH; a missing one is
 // reported skipped. The work folder is $PARCOMP_TOOL_DIR, else the system's temporary folder.
+// The same machinery times the CPU programs of codecs.landscape (bzip2, lbzip2, zstd -3 / -19,
+// xz -6, pigz; every host thread where the program has threads) on its datasets.
 #include "common/harness.hpp"
 #include "common/metadata.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/sha256.hpp"
+#include "datasets/tar.hpp"
+#include "common/inputs.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -136,6 +140,18 @@ const Input& input_for(const std::string& label, const std::string& source) {
   if (auto it = cache.find(label); it != cache.end()) return it->second;
   Input in;
   try {
+    if (datasets::is_corpus_tar(source)) {  // made from the corpus's verified files, written once
+      const datasets::Dataset d = datasets::load_corpus_tar(source);
+      in.path = work_dir() / label;
+      if (!fs::exists(in.path) || sha256_file(in.path) != d.sha256)
+        std::ofstream(in.path, std::ios::binary).write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+      in.sha256 = sha256_file(in.path);
+      if (in.sha256 != d.sha256) throw std::runtime_error(in.path.string() + " could not be written whole");
+      in.bytes = d.bytes.size();
+      record_dataset("tool/" + label, {{"dataset", d.name}, {"bytes", in.bytes}, {"sha256", in.sha256},
+                                       {"made", "datasets::load_corpus_tar: ustar of every manifest file of the corpus, sorted"}});
+      return cache.emplace(label, std::move(in)).first->second;
+    }
     const auto& entry = datasets::find_manifest_file(label == kX25 ? "linux-2.6.11.1.tar" : source);
     const fs::path file = datasets::data_dir() / entry.name;
     if (!fs::exists(file))
@@ -330,6 +346,32 @@ void register_tool() {
       benchmark::RegisterBenchmark(name.c_str(), copy_run, cat, label, source)
           ->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     }
+  }
+  // codecs.landscape: the CPU programs on every host thread, wall time, beside the GPU codecs
+  // (bench/codecs.cpp) on the landscape's datasets.
+  auto program = [&](const std::string& variant) {
+    for (const auto& p : programs)
+      if (p.variant == variant) return p;
+    throw std::logic_error("register_tool: no program " + variant);
+  };
+  const std::string gz = programs.back().variant;  // pigz, or gzip where pigz is missing
+  const std::vector<std::pair<std::string, Program>> landscape = {
+      {"bzip2.l9", program("bzip2")}, {"lbzip2.l9", program("lbzip2")}, {"zstd.l3", program("zstd.l3")}, {"zstd.l19", program("zstd.l19")},
+      {"xz.l6", {"xz.l6", "xz", {"-6", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".xz", "", {}}},
+      {gz + ".l6", program(gz)}};
+  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
+    std::uint64_t n = 0;
+    try {
+      n = spec_size(spec);
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (const auto& [name_in_landscape, p] : landscape)
+      for (const bool d : {false, true}) {
+        const std::string name = fmt::format("codecs.landscape/{}.{}/{}/n={}", name_in_landscape, d ? "decompress" : "compress", spec.label, n);
+        benchmark::RegisterBenchmark(name.c_str(), tool_run, p, d, spec.label, spec.source)
+            ->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      }
   }
 }
 

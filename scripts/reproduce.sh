@@ -2,11 +2,13 @@
 # The main job: install what is missing, build, prepare data, run the benchmarks, write
 # results/<gpu>/<date>-<sha>.json and regenerate the plots into plots/out/.
 #
-#   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [-- extra parcomp-bench args]
+#   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [--with-nvcomp] [-- extra parcomp-bench args]
 #
 # --filter  Google Benchmark regex (default: every benchmark), e.g. 'parle.encode/gpu'
 # --quick   sizes up to 2^20 and one repetition: a check that everything runs, not a result
 # --fetch   fetch the real datasets first (datasets/fetch.py all; --mirror via $PARCOMP_MIRROR)
+# --with-nvcomp  install NVIDIA nvCOMP with pip (nvidia-libnvcomp-cu13, NVIDIA's proprietary
+#           license; never part of this repository) so that codecs.landscape's nvCOMP rows run
 # Without a CUDA device only the CPU baselines run, and the script says so.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -14,19 +16,25 @@ source "$(dirname "$0")/lib.sh"
 filter="."
 quick=0
 fetch=0
+nvcomp=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --filter) filter="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --fetch) fetch=1; shift ;;
+    --with-nvcomp) nvcomp=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
 done
 
 ensure_deps
+if [ "$nvcomp" = 1 ] && ! python3 "$PARCOMP_ROOT/scripts/find_nvcomp.py" --cmake-dir >/dev/null 2>&1; then
+  say "installing NVIDIA nvCOMP with pip (nvidia-libnvcomp-cu13; NVIDIA's license applies)"
+  python3 -m pip install -q nvidia-libnvcomp-cu13 || die "pip could not install nvidia-libnvcomp-cu13"
+fi
 build_all
 bench="$PARCOMP_BUILD/bench/parcomp-bench"
 

@@ -5,6 +5,7 @@
 #include "datasets/dataset.hpp"
 #include "datasets/sha256.hpp"
 #include "datasets/synthetic.hpp"
+#include "datasets/tar.hpp"
 #include "reference/bwt_cpu.hpp"
 #include "reference/mtf.hpp"
 
@@ -53,8 +54,17 @@ std::vector<ByteInputSpec> standard_byte_inputs() {
   return specs;
 }
 
+std::vector<ByteInputSpec> landscape_byte_inputs() {
+  std::vector<ByteInputSpec> specs = {{"linux-2.6.11.1.tar", "linux-2.6.11.1.tar"}};
+  for (const auto& f : datasets::builtin_manifest())
+    if (f.name.starts_with("silesia/")) specs.push_back({slug(f.name), f.name});
+  for (const char* corpus : {"calgary.tar", "canterbury.tar"}) specs.push_back({corpus, corpus});
+  return specs;
+}
+
 std::size_t spec_size(const ByteInputSpec& spec) {
   if (spec.source.rfind("synthetic:", 0) == 0) return kSyntheticBytes;
+  if (datasets::is_corpus_tar(spec.source)) return datasets::corpus_tar_size(spec.source);
   return datasets::find_manifest_file(spec.source).size;
 }
 
@@ -72,6 +82,12 @@ std::shared_ptr<const ByteInput> byte_input(const ByteInputSpec& spec) {
     } else if (spec.source == "synthetic:random-numbers") {
       in->bytes = random_numbers_text(kSyntheticBytes, defaults::kSeed);
       record = {{"generator", "random decimal numbers < 10^6, one per line"}, {"seed", defaults::kSeed}};
+    } else if (datasets::is_corpus_tar(spec.source)) {
+      fmt::print(stderr, "parcomp-bench: making {} (ustar of the corpus's files) ...\n", spec.source);
+      datasets::Dataset d = datasets::load_corpus_tar(spec.source);
+      record = {{"dataset", d.name}, {"made", "datasets::load_corpus_tar: ustar of every manifest file of the corpus, sorted, each verified"},
+                {"source_sha256", d.sha256}};
+      in->bytes = std::move(d.bytes);
     } else {
       fmt::print(stderr, "parcomp-bench: loading {} ...\n", spec.source);
       datasets::Dataset d = datasets::load_dataset(spec.source);

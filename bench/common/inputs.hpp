@@ -28,6 +28,10 @@ inline constexpr std::size_t kBwtBlockBytes = std::size_t{1} << 20;
 // The real datasets the byte benchmarks use (manifest names), and the synthetic ones.
 std::vector<ByteInputSpec> standard_byte_inputs();
 
+// The datasets of codecs.landscape: the Linux tarball, every Silesia file of the manifest, and the
+// Calgary and Canterbury corpora as one ustar archive each (datasets/tar.hpp).
+std::vector<ByteInputSpec> landscape_byte_inputs();
+
 // The input's size in bytes, known before loading (the manifest's size; 16 MiB for synthetic ones).
 std::size_t spec_size(const ByteInputSpec& spec);
 

@@ -266,3 +266,70 @@ def test_tool_e2e_draws_wall_rates_ratios_and_the_copy_ceiling(tmp_path, keep):
     _, title = keep[-1]
     assert_title_names_the_run(title, res)
     assert "1 core" not in title, "the programs ran on every core: the title must not say one"
+
+
+def brute_front(pts):
+    """Points no other beats on both size and speed, found the slow way."""
+    return {p for p in pts if not any((q[1] <= p[1] and q[2] >= p[2]) and (q[1], q[2]) != (p[1], p[2]) for q in pts)}
+
+
+def test_codecs_landscape_draws_every_point_and_the_pareto_front(tmp_path, keep):
+    res = common.load(FIXTURES / "codecs_landscape_cpu_only.json")
+    mod = module("codecs_landscape")
+    common.plot_module_figure(mod, res, tmp_path)
+    fig = common.LAST_FIGURE
+    rows = res.select("codecs.landscape")
+    by = {(r.dataset, r.variant): r for r in rows}
+    drawn = 0
+    for ax in fig.axes:
+        dataset, _, rest = ax.get_title().partition(" (")
+        mode = rest.split(": ")[1]
+        assert ax.get_yscale() == "log"
+        assert ax.get_xlabel() == "compressed / original (smaller is better)"
+        pts = []
+        for coll in ax.collections:
+            codec = coll.get_label()
+            (x, y), = coll.get_offsets()
+            r = by[(dataset, f"{codec}.{mode}")]
+            assert close(x, r.counters["ratio"]) and close(y, r.bytes_per_second / 1e9), (dataset, codec, mode)
+            assert coll.get_paths()[0] is not None
+            pts.append((codec, x, y))
+            drawn += 1
+        front_line = [line for line in ax.lines if line.get_label() == "Pareto front"]
+        assert len(front_line) == 1
+        xs, ys = front_line[0].get_xdata(), front_line[0].get_ydata()
+        want = sorted(brute_front(pts), key=lambda p: p[1])
+        # A step line: the front's points are its corners, in order of size.
+        corners = sorted({(x, y) for x, y in zip(xs, ys)} & {(p[1], p[2]) for p in pts})
+        assert corners == [(p[1], p[2]) for p in want], (dataset, mode)
+        assert all(b >= a for a, b in zip(ys, ys[1:])), "a front gets faster as files get larger"
+    assert drawn == len(rows)
+    _, title = keep[-1]
+    assert_title_names_the_run(title, res)
+    assert "device-resident" in title and "wall" in title, "GPU and CPU points are different measures: the title says so"
+
+
+def test_codecs_landscape_front_and_table_on_known_points():
+    mod = module("codecs_landscape")
+    pts = [("a", 0.20, 1.0), ("b", 0.25, 5.0), ("c", 0.22, 0.5), ("d", 0.30, 5.0), ("parcomp.fast.kernels", 0.18, 0.8),
+           ("e", 0.17, 2.0)]
+    assert [p[0] for p in mod.pareto(pts)] == ["e", "b"]
+    info = mod.distance_to_front(pts, "parcomp.fast.kernels")
+    assert not info["on_front"]
+    assert info["speed_needed"][0] == "e" and info["size_needed"][0] == "e"
+    assert mod.distance_to_front(pts, "nonesuch") is None
+    on = mod.distance_to_front([p for p in pts if p[0] != "e"], "parcomp.fast.kernels")
+    assert on["on_front"]
+
+    class Fake:
+        def __init__(self, rows):
+            self.rows = rows
+
+        def select(self, experiment):
+            return self.rows
+    rows = [common.Row(experiment="codecs.landscape", variant=f"{c}.compress", dataset="x", n=100, seconds=1.0,
+                       bytes_per_second=g * 1e9, counters={"ratio": r}) for c, r, g in pts]
+    text = mod.table(Fake(rows))
+    line = next(l for l in text.splitlines() if l.startswith("| x | compress"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[2:] == ["0.180", "0.8", "no", "e (0.170, 2)", "2.5x"]

@@ -1,0 +1,210 @@
+// codecs.landscape (ours): where the papers' pipeline stands among the GPU codecs users already
+// have. Every codec of NVIDIA nvCOMP through its C++ managers, data on the device, timed as the
+// suite's kernels are (CUDA events on the manager's stream, L2 flushed before each iteration,
+// medians of the repetitions); each setting first compresses, decompresses and compares with the
+// input, untimed. Names: codecs.landscape/nvcomp.<codec>[.a<algorithm>].c<chunk>.<compress|decompress>/
+// <dataset>/n=<bytes> (the direction last in the variant, as tool.e2e's); counters bytes_per_second
+// (uncompressed bytes), ratio (compressed / uncompressed), chunk_bytes, bw_util (input read once,
+// output written once).
+//   Settings: LZ4, Snappy, Zstd, ANS, Cascaded, Bitcomp, Gzip at their defaults; Deflate and
+//   GDeflate at every algorithm (0 entropy only, 1 the default, 2, 4, 5 the strongest) with 64 KiB
+//   chunks and at the default algorithm with the largest chunk. Chunks: 64 KiB, and the largest a
+//   codec allows, capped at 16 MiB (Deflate, GDeflate, Gzip and Zstd allow 2 GiB: one chunk per
+//   CTA, a whole file in a few chunks would leave the GPU idle and measure nothing useful).
+//   Compression is the manager's compress() with the configuration made once (not timed);
+//   decompression is decompress() with the configuration read once from the compressed buffer.
+// The papers' pipeline in the same terms is registered by bench/pipeline.cpp
+// (codecs.landscape/parcomp.<config>.kernels/...), and the CPU programs' wall time by
+// bench/tool.cpp (codecs.landscape/<program>/...). nvCOMP is optional: without it (the default
+// build) these benchmarks report skipped with the command that installs it.
+#include "common/gpu_timing.hpp"
+#include "common/harness.hpp"
+#include "common/inputs.hpp"
+
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#ifdef PARCOMP_HAVE_NVCOMP
+#include <nvcomp/ans.hpp>
+#include <nvcomp/bitcomp.hpp>
+#include <nvcomp/cascaded.hpp>
+#include <nvcomp/deflate.hpp>
+#include <nvcomp/gdeflate.hpp>
+#include <nvcomp/gzip.hpp>
+#include <nvcomp/lz4.hpp>
+#include <nvcomp/snappy.hpp>
+#include <nvcomp/zstd.hpp>
+#include <nvcomp/version.h>
+#endif
+
+namespace parcomp::bench {
+
+namespace {
+
+enum class NvCodec { lz4, snappy, deflate, gdeflate, gzip, zstd, ans, cascaded, bitcomp };
+
+struct NvSetting {
+  NvCodec codec;
+  const char* codec_name;
+  int algorithm = -1;  // Deflate, GDeflate, Gzip: nvCOMP's algorithm option; -1: the codec's default
+  std::size_t chunk = 0;
+};
+
+constexpr std::size_t kSmallChunk = std::size_t{64} << 10;
+constexpr std::size_t kLargeChunkCap = std::size_t{16} << 20;
+
+// The largest chunk each codec's compressor takes (its header's MaxAllowedChunkSize), capped.
+constexpr std::size_t largest_chunk(NvCodec c) {
+  switch (c) {
+    case NvCodec::lz4:
+    case NvCodec::snappy:
+    case NvCodec::ans:
+    case NvCodec::cascaded:
+    case NvCodec::bitcomp: return std::size_t{1} << 24;  // 16 MiB: their limit
+    default: return kLargeChunkCap;                      // 2 GiB allowed: capped
+  }
+}
+
+std::vector<NvSetting> nvcomp_settings() {
+  std::vector<NvSetting> v;
+  const std::vector<std::pair<NvCodec, const char*>> plain = {{NvCodec::lz4, "lz4"},   {NvCodec::snappy, "snappy"},
+                                                              {NvCodec::zstd, "zstd"}, {NvCodec::ans, "ans"},
+                                                              {NvCodec::cascaded, "cascaded"}, {NvCodec::bitcomp, "bitcomp"},
+                                                              {NvCodec::gzip, "gzip"}};
+  for (const auto& [c, name] : plain)
+    for (const std::size_t chunk : {kSmallChunk, largest_chunk(c)}) v.push_back({c, name, -1, chunk});
+  for (const auto& [c, name] : {std::pair{NvCodec::deflate, "deflate"}, std::pair{NvCodec::gdeflate, "gdeflate"}}) {
+    for (const int a : {0, 1, 2, 4, 5}) v.push_back({c, name, a, kSmallChunk});
+    v.push_back({c, name, 1, largest_chunk(c)});
+  }
+  return v;
+}
+
+std::string setting_name(const NvSetting& s) {
+  const std::string chunk = s.chunk >= (std::size_t{1} << 20) ? fmt::format("c{}m", s.chunk >> 20) : fmt::format("c{}k", s.chunk >> 10);
+  return s.algorithm >= 0 ? fmt::format("nvcomp.{}.a{}.{}", s.codec_name, s.algorithm, chunk)
+                          : fmt::format("nvcomp.{}.{}", s.codec_name, chunk);
+}
+
+#ifdef PARCOMP_HAVE_NVCOMP
+std::unique_ptr<nvcomp::nvcompManagerBase> make_manager(const NvSetting& s, cudaStream_t stream) {
+  switch (s.codec) {
+    case NvCodec::lz4:
+      return std::make_unique<nvcomp::LZ4Manager>(s.chunk, nvcompBatchedLZ4CompressDefaultOpts, nvcompBatchedLZ4DecompressDefaultOpts, stream);
+    case NvCodec::snappy:
+      return std::make_unique<nvcomp::SnappyManager>(s.chunk, nvcompBatchedSnappyCompressDefaultOpts,
+                                                     nvcompBatchedSnappyDecompressDefaultOpts, stream);
+    case NvCodec::zstd:
+      return std::make_unique<nvcomp::ZstdManager>(s.chunk, nvcompBatchedZstdCompressDefaultOpts, nvcompBatchedZstdDecompressDefaultOpts, stream);
+    case NvCodec::ans:
+      return std::make_unique<nvcomp::ANSManager>(s.chunk, nvcompBatchedANSCompressDefaultOpts, nvcompBatchedANSDecompressDefaultOpts, stream);
+    case NvCodec::cascaded:
+      return std::make_unique<nvcomp::CascadedManager>(s.chunk, nvcompBatchedCascadedCompressDefaultOpts,
+                                                       nvcompBatchedCascadedDecompressDefaultOpts, stream);
+    case NvCodec::bitcomp:
+      return std::make_unique<nvcomp::BitcompManager>(s.chunk, nvcompBatchedBitcompCompressDefaultOpts,
+                                                      nvcompBatchedBitcompDecompressDefaultOpts, stream);
+    case NvCodec::gzip: {
+      nvcompBatchedGzipCompressOpts_t o = nvcompBatchedGzipCompressDefaultOpts;
+      if (s.algorithm >= 0) o.algorithm = s.algorithm;
+      return std::make_unique<nvcomp::GzipManager>(s.chunk, o, nvcompBatchedGzipDecompressDefaultOpts, stream);
+    }
+    case NvCodec::deflate: {
+      nvcompBatchedDeflateCompressOpts_t o = nvcompBatchedDeflateCompressDefaultOpts;
+      if (s.algorithm >= 0) o.algorithm = s.algorithm;
+      return std::make_unique<nvcomp::DeflateManager>(s.chunk, o, nvcompBatchedDeflateDecompressDefaultOpts, stream);
+    }
+    case NvCodec::gdeflate: {
+      nvcompBatchedGdeflateCompressOpts_t o = nvcompBatchedGdeflateCompressDefaultOpts;
+      if (s.algorithm >= 0) o.algorithm = s.algorithm;
+      return std::make_unique<nvcomp::GdeflateManager>(s.chunk, o, nvcompBatchedGdeflateDecompressDefaultOpts, stream);
+    }
+  }
+  throw ContractError("make_manager: unknown codec");
+}
+
+void check_status(const nvcompStatus_t* status, const char* what) {
+  if (status != nullptr && *status != nvcompSuccess) throw std::runtime_error(fmt::format("nvCOMP {}: status {}", what, static_cast<int>(*status)));
+}
+
+void nvcomp_run(benchmark::State& state, NvSetting setting, bool decompress, ByteInputSpec spec, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    const auto in = byte_input(spec);
+    if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
+    const std::size_t n = in->bytes.size();
+    GpuTimingContext timing;
+    const cudaStream_t stream = timing.stream();
+    DeviceBuffer<std::uint8_t> d_in(n), d_back(n);
+    d_in.upload(in->bytes);
+    const auto manager = make_manager(setting, stream);
+    const nvcomp::CompressionConfig cc = manager->configure_compression(n);
+    DeviceBuffer<std::uint8_t> d_comp(cc.max_compressed_buffer_size);
+    // The check, untimed: compress, decompress, compare (the output poisoned first).
+    manager->compress(d_in.data(), d_comp.data(), cc);
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    check_status(cc.get_status(), "compress");
+    const std::size_t packed = manager->get_compressed_output_size(d_comp.data());
+    const nvcomp::DecompressionConfig dc = manager->configure_decompression(d_comp.data());
+    if (dc.decomp_data_size != n) return fail(state, name, fmt::format("nvCOMP says {} bytes decompressed, not {}", dc.decomp_data_size, n));
+    PARCOMP_CUDA_CHECK(cudaMemsetAsync(d_back.data(), 0xA5, n, stream));
+    manager->decompress(d_back.data(), d_comp.data(), dc);
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    check_status(dc.get_status(), "decompress");
+    if (d_back.download(n) != in->bytes) return fail(state, name, "decompressed bytes differ from the input");
+    const double seconds = timing.run(state, name, [&](cudaStream_t) {
+      if (decompress)
+        manager->decompress(d_back.data(), d_comp.data(), dc);
+      else
+        manager->compress(d_in.data(), d_comp.data(), cc);
+    });
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    check_status(decompress ? dc.get_status() : cc.get_status(), decompress ? "decompress" : "compress");
+    set_throughput_counters(state, n);
+    set_bandwidth_counter(state, n + packed, seconds);
+    state.counters["ratio"] = static_cast<double>(packed) / static_cast<double>(std::max<std::size_t>(n, 1));
+    state.counters["chunk_bytes"] = static_cast<double>(setting.chunk);
+  });
+}
+#else
+void nvcomp_run(benchmark::State& state, NvSetting, bool, ByteInputSpec, std::string) {
+  state.SkipWithError(
+      "skipped: built without nvCOMP (optional, NVIDIA's proprietary library): python3 -m pip install nvidia-libnvcomp-cu13, "
+      "then configure again (cmake finds it through scripts/find_nvcomp.py), or scripts/reproduce.sh --with-nvcomp");
+}
+#endif
+
+}  // namespace
+
+std::string nvcomp_version() {
+#ifdef PARCOMP_HAVE_NVCOMP
+  return fmt::format("{}.{}.{}.{}", NVCOMP_VER_MAJOR, NVCOMP_VER_MINOR, NVCOMP_VER_PATCH, NVCOMP_VER_BUILD);
+#else
+  return "";
+#endif
+}
+
+void register_codecs() {
+  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
+    std::size_t n = 0;
+    try {
+      n = spec_size(spec);
+    } catch (const std::exception&) {
+      continue;  // not in this manifest
+    }
+    for (const NvSetting& s : nvcomp_settings())
+      for (const bool d : {false, true}) {
+        const std::string name = fmt::format("codecs.landscape/{}.{}/{}/n={}", setting_name(s), d ? "decompress" : "compress", spec.label, n);
+        configure_gpu(benchmark::RegisterBenchmark(name.c_str(), nvcomp_run, s, d, spec, name));
+      }
+  }
+}
+
+}  // namespace parcomp::bench

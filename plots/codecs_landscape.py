@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""codecs.landscape (ours): where the papers' pipeline stands among the codecs users already have.
+One row of panels per dataset, compression and decompression: each codec and setting is a point,
+compressed/original size (x; left is smaller) against GB/s of uncompressed data (y, log; up is
+faster). GPU codecs (nvCOMP, parcomp's kernels) are device-resident rates (CUDA events, data on the
+device); CPU programs are wall time of the whole program on every host thread: the two kinds are
+marked apart and are not the same measure. The line is the Pareto front: the points no other point
+beats on both size and speed.
+Usage: python3 plots/codecs_landscape.py RESULT.json [--out plots/out]"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+EXPERIMENT = "codecs.landscape"
+PAPER_NOTE = ("ours: GPU points device-resident (CUDA events), CPU points wall time of the program on every "
+              "host thread; line: Pareto front")
+MODES = ("compress", "decompress")
+OURS = "parcomp.fast.kernels"
+
+
+def split(variant: str) -> tuple[str, str]:
+    """'nvcomp.lz4.c64k.compress' -> ('nvcomp.lz4.c64k', 'compress')."""
+    codec, _, mode = variant.rpartition(".")
+    if mode not in MODES:
+        raise ValueError(f"{variant}: not <codec>.<compress|decompress>")
+    return codec, mode
+
+
+def is_gpu(codec: str) -> bool:
+    return codec.startswith("nvcomp.") or codec.startswith("parcomp.")
+
+
+def points(res: common.Results, dataset: str, mode: str) -> list[tuple[str, float, float]]:
+    """(codec, ratio, GB/s) of one dataset and direction."""
+    out = []
+    for r in res.select(EXPERIMENT):
+        if r.dataset != dataset:
+            continue
+        codec, m = split(r.variant)
+        if m == mode and "ratio" in r.counters:
+            out.append((codec, float(r.counters["ratio"]), r.bytes_per_second / 1e9))
+    return sorted(out)
+
+
+def pareto(pts: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+    """The points no other point beats: none is at most as large and at least as fast, and
+    better in one of the two. Sorted by ratio (smallest first), so by speed too (slowest first)."""
+    front = [p for p in pts
+             if not any(q[1] <= p[1] and q[2] >= p[2] and (q[1] < p[1] or q[2] > p[2]) for q in pts)]
+    return sorted(front, key=lambda p: (p[1], p[2]))
+
+
+def distance_to_front(pts, codec: str) -> dict | None:
+    """For `codec`: whether it is on the front, and if not, the fastest point at least as small
+    (speed it would need) and the smallest point at least as fast (size it would need)."""
+    me = next((p for p in pts if p[0] == codec), None)
+    if me is None:
+        return None
+    front = pareto(pts)
+    on = any(p[0] == codec for p in front)
+    smaller = [p for p in pts if p[1] <= me[1] and p[0] != codec]
+    faster = [p for p in pts if p[2] >= me[2] and p[0] != codec]
+    need_speed = max(smaller, key=lambda p: p[2]) if smaller else None
+    need_size = min(faster, key=lambda p: p[1]) if faster else None
+    return {"codec": codec, "ratio": me[1], "gbps": me[2], "on_front": on,
+            "speed_needed": need_speed, "size_needed": need_size}
+
+
+def datasets_of(res: common.Results) -> list[str]:
+    rows = res.select(EXPERIMENT)
+    return sorted({r.dataset for r in rows}, key=lambda d: (min(r.n for r in rows if r.dataset == d), d))
+
+
+def table(res: common.Results) -> str:
+    """Markdown: per dataset and direction, parcomp fast's place against the front."""
+    lines = ["| dataset | direction | parcomp fast ratio | GB/s | on the Pareto front | beaten by (ratio, GB/s) | speed-up needed |",
+             "|---|---|---|---|---|---|---|"]
+    for d in datasets_of(res):
+        for mode in MODES:
+            info = distance_to_front(points(res, d, mode), OURS)
+            if info is None:
+                continue
+            beat = info["speed_needed"]
+            if info["on_front"] or beat is None or beat[2] <= info["gbps"]:
+                by, need = "-", "-"
+            else:
+                by = f"{beat[0]} ({beat[1]:.3f}, {common.fmt_num(beat[2])})"
+                need = f"{common.fmt_num(beat[2] / info['gbps'])}x"
+            lines.append(f"| {d} | {mode} | {info['ratio']:.3f} | {common.fmt_num(info['gbps'])} | "
+                         f"{'yes' if info['on_front'] else 'no'} | {by} | {need} |")
+    return "\n".join(lines)
+
+
+def figure(res: common.Results, experiment: str, out: Path, paper_note: str, **kw) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = datasets_of(res)
+    if not datasets:
+        raise SystemExit(f"{res.path}: no results for {experiment}")
+    fig, axes = plt.subplots(len(datasets), 2, figsize=(14, 4.6 * len(datasets)), squeeze=False)
+    for k, d in enumerate(datasets):
+        n = next(r.n for r in res.select(experiment) if r.dataset == d)
+        for j, mode in enumerate(MODES):
+            ax = axes[k][j]
+            pts = points(res, d, mode)
+            for codec, ratio, gbps in pts:
+                ours = codec.startswith("parcomp.")
+                ax.scatter([ratio], [gbps], marker="o" if is_gpu(codec) else "^", s=46 if ours else 26,
+                           color="C3" if ours else ("C0" if is_gpu(codec) else "C7"), zorder=3, label=codec)
+                ax.annotate(codec, (ratio, gbps), fontsize=6, xytext=(3, 2), textcoords="offset points")
+            front = pareto(pts)
+            if front:
+                ax.step([p[1] for p in front], [p[2] for p in front], where="post", color="black", lw=1, zorder=2,
+                        label="Pareto front")
+            ax.set_yscale("log")
+            ax.set_xlabel("compressed / original (smaller is better)")
+            ax.set_ylabel("GB/s of uncompressed data")
+            ax.set_title(f"{d} ({common.fmt_num(n / 1e6)} MB): {mode}", fontsize=9)
+            ax.grid(True, which="both", alpha=0.3)
+    from matplotlib.lines import Line2D
+    axes[0][0].legend(handles=[Line2D([], [], marker="o", ls="", color="C0", label="GPU, nvCOMP (device-resident)"),
+                               Line2D([], [], marker="o", ls="", color="C3", label="GPU, parcomp (device-resident)"),
+                               Line2D([], [], marker="^", ls="", color="C7", label="CPU program (wall, every thread)"),
+                               Line2D([], [], color="black", lw=1, label="Pareto front")],
+                      loc="lower left", fontsize=7)
+    cores = res.parcomp.get("host", {}).get("logical_cpus")
+    return common.save_figure(fig, res, experiment, out, paper_note,
+                              cores=f"CPU programs on {cores} hardware threads" if cores else "every core")
+
+
+FIGURE = figure
+
+if __name__ == "__main__":
+    sys.exit(common.cli(__name__))
