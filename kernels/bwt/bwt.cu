@@ -7,6 +7,7 @@
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
+#include <span>
 #include <string>
 
 namespace parcomp::bwt {
@@ -188,9 +189,34 @@ void validate(std::size_t n, std::size_t block_bytes) {
   if (n >= (std::uint64_t{1} << 32)) throw ContractError("bwt: inputs of 2^32 bytes or more are not supported");
 }
 
+void validate_segments(std::span<const std::uint64_t> offsets) {
+  if (offsets.empty() || offsets.front() != 0) throw ContractError("bwt::forward_segments: offsets must start at 0");
+  for (std::size_t b = 0; b + 1 < offsets.size(); ++b) {
+    const std::uint64_t len = offsets[b + 1] - offsets[b];
+    if (offsets[b + 1] <= offsets[b] || len > kMaxBlockBytes)
+      throw ContractError("bwt::forward_segments: block " + std::to_string(b) + " has " +
+                          std::to_string(static_cast<std::int64_t>(offsets[b + 1] - offsets[b])) + " bytes (1 .. " +
+                          std::to_string(kMaxBlockBytes) + ")");
+  }
+  if (offsets.back() >= (std::uint64_t{1} << 32)) throw ContractError("bwt: inputs of 2^32 bytes or more are not supported");
+}
+
 }  // namespace
 
 std::string name(Variant v) { return v == Variant::paper ? "gpu.paper" : "gpu.fast"; }
+
+std::size_t forward_segments_scratch_bytes(std::size_t n, std::size_t count) {
+  return n == 0 ? 0 : detail::fast_forward_segments_scratch_bytes(n, count);
+}
+
+void forward_segments(const std::uint8_t* d_in, std::span<const std::uint64_t> offsets, std::uint8_t* d_last,
+                      std::uint32_t* d_primary, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream) {
+  validate_segments(offsets);
+  PARCOMP_NVTX_RANGE("bwt::forward_segments");
+  if (offsets.size() == 1) return;  // no block
+  ScratchCarver carver(d_scratch, scratch_bytes);
+  detail::fast_forward_segments(d_in, offsets, d_last, d_primary, carver, stream);
+}
 
 std::size_t forward_scratch_bytes(Variant v, std::size_t n, std::size_t block_bytes) {
   validate(n, block_bytes);

@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace parcomp::bwt {
@@ -62,6 +63,15 @@ std::size_t forward_scratch_bytes(Variant v, std::size_t n, std::size_t block_by
 void forward(Variant v, const std::uint8_t* d_in, std::size_t n, std::size_t block_bytes, std::uint8_t* d_last,
              std::uint32_t* d_primary, std::uint32_t* d_samples, void* d_scratch, std::size_t scratch_bytes,
              cudaStream_t stream);
+
+// Blocks of any sizes, one after the other in d_in (.bz2's blocks, cut by bzip2's rule): offsets
+// on the host, count + 1 entries, offsets[0] = 0, strictly increasing, each block at most
+// kMaxBlockBytes, the last entry n < 2^32. Writes d_last[0..n) and d_primary[count], each block's
+// cyclic rotations sorted as forward()'s fast variant sorts them (equal rotations by descending
+// start). Synchronises with `stream`; scratch: forward_segments_scratch_bytes(n, count).
+std::size_t forward_segments_scratch_bytes(std::size_t n, std::size_t count);
+void forward_segments(const std::uint8_t* d_in, std::span<const std::uint64_t> offsets, std::uint8_t* d_last,
+                      std::uint32_t* d_primary, void* d_scratch, std::size_t scratch_bytes, cudaStream_t stream);
 
 struct ReverseConfig {
   Variant variant = Variant::fast;

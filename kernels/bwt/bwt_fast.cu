@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <span>
 #include <string>
 
 namespace parcomp::bwt::detail {
@@ -23,13 +24,37 @@ unsigned grid_for(std::size_t items) {
   return static_cast<unsigned>(std::max<std::size_t>(1, (items + kThreads - 1) / kThreads));
 }
 
-// Where position i of the input lies: its block's start and length, its offset in the block.
+// Where position i of the input lies: its block's start and length, its offset in the block, and
+// the block's number. Blocks of `block` bytes (the last shorter), or, with `offsets` (count + 1
+// entries on the device, offsets[0] = 0, offsets[count] = n, strictly increasing), blocks of any
+// sizes (the forward transform of .bz2's blocks).
 struct Blocks {
   std::uint64_t n, block;
-  __device__ void locate(std::uint64_t i, std::uint64_t& start, std::uint32_t& len, std::uint32_t& off) const {
-    start = i / block * block;
-    len = static_cast<std::uint32_t>(min(block, n - start));
+  const std::uint64_t* offsets = nullptr;
+  std::uint64_t count = 0;
+  __device__ void locate(std::uint64_t i, std::uint64_t& start, std::uint32_t& len, std::uint32_t& off, std::uint64_t& b) const {
+    if (offsets == nullptr) {
+      b = i / block;
+      start = b * block;
+      len = static_cast<std::uint32_t>(min(block, n - start));
+    } else {
+      std::uint64_t lo = 0, hi = count;  // offsets[lo] <= i < offsets[hi]
+      while (hi - lo > 1) {
+        const std::uint64_t mid = (lo + hi) / 2;
+        if (offsets[mid] <= i)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      b = lo;
+      start = offsets[lo];
+      len = static_cast<std::uint32_t>(offsets[lo + 1] - start);
+    }
     off = static_cast<std::uint32_t>(i - start);
+  }
+  __device__ void locate(std::uint64_t i, std::uint64_t& start, std::uint32_t& len, std::uint32_t& off) const {
+    std::uint64_t b;
+    locate(i, start, len, off, b);
   }
 };
 
@@ -89,10 +114,10 @@ Forward carve_forward(ScratchCarver& c, std::size_t n) {
 __global__ void initial_keys_kernel(const std::uint8_t* in, Blocks g, int chars, std::uint64_t* keys, std::uint32_t* vals) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.n) return;
-  std::uint64_t start;
+  std::uint64_t start, b;
   std::uint32_t len, off;
-  g.locate(i, start, len, off);
-  std::uint64_t key = start / g.block;
+  g.locate(i, start, len, off, b);
+  std::uint64_t key = b;
   for (int j = 0; j < chars; ++j) {
     std::uint32_t p = off + static_cast<std::uint32_t>(j);
     if (p >= len) p %= len;
@@ -157,12 +182,11 @@ __global__ void last_column_kernel(const std::uint8_t* in, Blocks g, const std::
   const std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p >= g.n) return;
   const std::uint32_t i = sa[p];
-  std::uint64_t start;
+  std::uint64_t start, b;
   std::uint32_t len, off;
-  g.locate(i, start, len, off);
+  g.locate(i, start, len, off, b);
   last[p] = in[start + (off == 0 ? len - 1 : off - 1)];
-  const auto row = static_cast<std::uint32_t>(p - start);
-  const std::uint64_t b = start / g.block;
+  const auto row = static_cast<std::uint32_t>(p - start);  // block b's rows follow its start in SA order
   if (off == 0) primary[b] = row;
   if (samples != nullptr && off % kSampleStride == 0) samples[b * per_block + off / kSampleStride] = row;
 }
@@ -292,11 +316,10 @@ std::size_t fast_forward_scratch_bytes(std::size_t n) {
   return sizing.used();
 }
 
-void fast_forward(const std::uint8_t* d_in, std::size_t n, std::size_t block_bytes, std::uint8_t* d_last,
-                  std::uint32_t* d_primary, std::uint32_t* d_samples, ScratchCarver& scratch, cudaStream_t stream) {
-  Forward f = carve_forward(scratch, n);
-  const Blocks g{n, block_bytes};
-  const std::uint64_t blocks = block_count(n, block_bytes);
+namespace {
+void forward_blocks(const std::uint8_t* d_in, const Blocks& g, std::uint64_t blocks, std::uint8_t* d_last, std::uint32_t* d_primary,
+                    std::uint32_t* d_samples, std::uint64_t samples_per_block, Forward& f, cudaStream_t stream) {
+  const std::size_t n = g.n;
   const int block_bits = blocks <= 1 ? 0 : bits_for(blocks);
   const int chars = std::min(8, (64 - block_bits) / 8);
   const auto m0 = static_cast<std::int64_t>(n);
@@ -340,9 +363,35 @@ void fast_forward(const std::uint8_t* d_in, std::size_t n, std::size_t block_byt
     PARCOMP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(f.temp, f.temp_bytes, keys, vals, m, 0, 2 * rank_bits, stream));
     h = std::min<std::uint64_t>(2 * h, std::uint64_t{1} << 40);
   }
-  last_column_kernel<<<grid_for(n), kThreads, 0, stream>>>(d_in, g, f.sa, d_last, d_primary, d_samples,
-                                                           samples_per_block(block_bytes));
+  last_column_kernel<<<grid_for(n), kThreads, 0, stream>>>(d_in, g, f.sa, d_last, d_primary, d_samples, samples_per_block);
   PARCOMP_CHECK_LAUNCH();
+}
+}  // namespace
+
+void fast_forward(const std::uint8_t* d_in, std::size_t n, std::size_t block_bytes, std::uint8_t* d_last,
+                  std::uint32_t* d_primary, std::uint32_t* d_samples, ScratchCarver& scratch, cudaStream_t stream) {
+  Forward f = carve_forward(scratch, n);
+  forward_blocks(d_in, Blocks{n, block_bytes}, block_count(n, block_bytes), d_last, d_primary, d_samples,
+                 samples_per_block(block_bytes), f, stream);
+}
+
+std::size_t fast_forward_segments_scratch_bytes(std::size_t n, std::size_t count) {
+  ScratchCarver sizing;
+  carve_forward(sizing, n);
+  sizing.take<std::uint64_t>(count + 1);
+  return sizing.used();
+}
+
+void fast_forward_segments(const std::uint8_t* d_in, std::span<const std::uint64_t> offsets, std::uint8_t* d_last,
+                           std::uint32_t* d_primary, ScratchCarver& scratch, cudaStream_t stream) {
+  const std::size_t n = offsets.back();
+  Forward f = carve_forward(scratch, n);
+  auto* d_offsets = scratch.take<std::uint64_t>(offsets.size());
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets, offsets.data(), offsets.size_bytes(), cudaMemcpyHostToDevice, stream));
+  Blocks g{n, n};
+  g.offsets = d_offsets;
+  g.count = offsets.size() - 1;
+  forward_blocks(d_in, g, g.count, d_last, d_primary, nullptr, 0, f, stream);
 }
 
 std::size_t fast_reverse_scratch_bytes(std::size_t n, std::size_t block_bytes) {

@@ -4,11 +4,16 @@
 #include "../common/scratch.hpp"
 #include "bwt.hpp"
 
+#include <span>
+
 namespace parcomp::bwt::detail {
 
 std::size_t fast_forward_scratch_bytes(std::size_t n);
 void fast_forward(const std::uint8_t* d_in, std::size_t n, std::size_t block_bytes, std::uint8_t* d_last,
                   std::uint32_t* d_primary, std::uint32_t* d_samples, ScratchCarver& scratch, cudaStream_t stream);
+std::size_t fast_forward_segments_scratch_bytes(std::size_t n, std::size_t count);
+void fast_forward_segments(const std::uint8_t* d_in, std::span<const std::uint64_t> offsets, std::uint8_t* d_last,
+                           std::uint32_t* d_primary, ScratchCarver& scratch, cudaStream_t stream);
 std::size_t fast_reverse_scratch_bytes(std::size_t n, std::size_t block_bytes);
 void fast_reverse(const std::uint8_t* d_last, std::size_t n, std::size_t block_bytes, const std::uint32_t* d_primary,
                   const std::uint32_t* d_samples, std::size_t sample_stride, std::uint8_t* d_out, ScratchCarver& scratch,

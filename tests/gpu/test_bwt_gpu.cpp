@@ -162,10 +162,72 @@ TEST_F(BwtErrors, BadPrimaryOrSampleIsReported) {
   }
 }
 
+// Blocks of any sizes (.bz2's): every block's L and primary index equal the oracle's for that
+// block alone, nothing written past the outputs.
+class BwtSegmentsGpu : public GpuTest {
+ protected:
+  void check(const std::vector<std::vector<std::uint8_t>>& blocks) {
+    std::vector<std::uint8_t> in;
+    std::vector<std::uint64_t> offsets{0};
+    for (const auto& b : blocks) {
+      in.insert(in.end(), b.begin(), b.end());
+      offsets.push_back(in.size());
+    }
+    const std::size_t n = in.size(), count = blocks.size();
+    DeviceBuffer<std::uint8_t> d_in(std::max<std::size_t>(n, 1)), d_last(n + 16);
+    DeviceBuffer<std::uint32_t> d_primary(count + 1);
+    d_in.upload(in);
+    d_last.fill_bytes(0xAB);
+    d_primary.fill_bytes(0xEE);
+    DeviceBytes scratch(bwt::forward_segments_scratch_bytes(n, count));
+    bwt::forward_segments(d_in.data(), offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), nullptr);
+    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto last = d_last.download();
+    const auto primary = d_primary.download();
+    for (std::size_t b = 0; b < count; ++b) {
+      const reference::RotationBwt want = reference::bwt_rotations(blocks[b]);
+      for (std::size_t i = 0; i < blocks[b].size(); ++i) ASSERT_EQ(last[offsets[b] + i], want.last[i]) << "block " << b << " L[" << i << "]";
+      ASSERT_EQ(primary[b], want.primary) << "primary of block " << b;
+    }
+    for (std::size_t i = n; i < last.size(); ++i) ASSERT_EQ(last[i], 0xAB) << "wrote past L";
+    ASSERT_EQ(primary[count], 0xEEEEEEEEu) << "wrote past the primary indices";
+  }
+};
+
+TEST_F(BwtSegmentsGpu, TinyPeriodicAndMixedSizes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  check({{7}});
+  check({{1}, {2, 2}, {3, 4, 3}});
+  std::vector<std::vector<std::uint8_t>> blocks;
+  for (const std::size_t len : {1, 2, 3, 4, 5, 17, 255, 256, 1000, 4096, 4097})
+    blocks.push_back(datasets::bytes_with_entropy(len, 3.0, seed + len));
+  blocks.push_back(std::vector<std::uint8_t>(3000, 'a'));  // every rotation equal
+  std::vector<std::uint8_t> ab;
+  for (int i = 0; i < 2000; ++i) ab.push_back(static_cast<std::uint8_t>("abc"[i % 3]));
+  blocks.push_back(ab);  // periodic
+  check(blocks);
+}
+
+TEST_F(BwtSegmentsGpu, Bzip2SizedBlocks) {
+  // .bz2 -9's blocks after its initial run-length stage: up to 899,981 bytes, the last shorter;
+  // sizes that differ by a few bytes (runs are never split).
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const std::size_t full = sized(899981, 99981);
+  std::vector<std::vector<std::uint8_t>> blocks;
+  for (int k = 0; k < 5; ++k) blocks.push_back(datasets::bytes_with_entropy(full - static_cast<std::size_t>(k % 3), 2.0 + k, seed + k));
+  blocks.push_back(datasets::bytes_with_entropy(12345, 6.0, seed + 9));
+  check(blocks);
+}
+
 // Contracts checked on the host before any device work: these run without a GPU too (CI).
 TEST(BwtContract, BadBlockSizesAreRefused) {
   EXPECT_THROW(bwt::forward_scratch_bytes(bwt::Variant::fast, 10, 0), ContractError);
   EXPECT_THROW(bwt::forward_scratch_bytes(bwt::Variant::fast, 10, bwt::kMaxBlockBytes + 1), ContractError);
+  const std::vector<std::uint64_t> not_from_zero{1, 5}, empty_block{0, 3, 3}, too_big{0, bwt::kMaxBlockBytes + 1}, none{};
+  for (const auto* offsets : {&not_from_zero, &empty_block, &too_big, &none})
+    EXPECT_THROW(bwt::forward_segments(nullptr, *offsets, nullptr, nullptr, nullptr, 0, nullptr), ContractError);
 }
 
 }  // namespace
