@@ -192,13 +192,7 @@ std::string nvcomp_version() {
 }
 
 void register_codecs() {
-  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
-    std::size_t n = 0;
-    try {
-      n = spec_size(spec);
-    } catch (const std::exception&) {
-      continue;  // not in this manifest
-    }
+  for (const auto& [spec, n] : landscape_inputs_sized()) {
     for (const NvSetting& s : nvcomp_settings())
       for (const bool d : {false, true}) {
         const std::string name = fmt::format("codecs.landscape/{}.{}/{}/n={}", setting_name(s), d ? "decompress" : "compress", spec.label, n);

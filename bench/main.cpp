@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
   register_pipeline();
   register_tool();
   register_codecs();
+  register_bz2();
 
   const auto build = build_metadata();
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +

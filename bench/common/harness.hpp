@@ -62,6 +62,7 @@ void register_huffman();
 void register_pipeline();
 void register_tool();  // tool.e2e: whole programs, one process per run (bench/tool.cpp)
 void register_codecs();  // codecs.landscape: nvCOMP's codecs (bench/codecs.cpp)
+void register_bz2();     // bz2.compress: the GPU's stage of .bz2 compression (bench/bz2.cpp)
 std::string nvcomp_version();  // "6.0.0.12", or "" when built without nvCOMP
 
 }  // namespace parcomp::bench

@@ -62,6 +62,18 @@ std::vector<ByteInputSpec> landscape_byte_inputs() {
   return specs;
 }
 
+std::vector<std::pair<ByteInputSpec, std::size_t>> landscape_inputs_sized() {
+  std::vector<std::pair<ByteInputSpec, std::size_t>> out;
+  for (const ByteInputSpec& spec : landscape_byte_inputs()) {
+    try {
+      out.emplace_back(spec, spec_size(spec));
+    } catch (const std::exception&) {
+      // not in this manifest: not registered
+    }
+  }
+  return out;
+}
+
 std::size_t spec_size(const ByteInputSpec& spec) {
   if (spec.source.rfind("synthetic:", 0) == 0) return kSyntheticBytes;
   if (datasets::is_corpus_tar(spec.source)) return datasets::corpus_tar_size(spec.source);

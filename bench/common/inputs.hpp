@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace parcomp::bench {
@@ -31,6 +32,8 @@ std::vector<ByteInputSpec> standard_byte_inputs();
 // The datasets of codecs.landscape: the Linux tarball, every Silesia file of the manifest, and the
 // Calgary and Canterbury corpora as one ustar archive each (datasets/tar.hpp).
 std::vector<ByteInputSpec> landscape_byte_inputs();
+// Those of them this manifest knows, with their sizes (spec_size): what benchmarks register.
+std::vector<std::pair<ByteInputSpec, std::size_t>> landscape_inputs_sized();
 
 // The input's size in bytes, known before loading (the manifest's size; 16 MiB for synthetic ones).
 std::size_t spec_size(const ByteInputSpec& spec);

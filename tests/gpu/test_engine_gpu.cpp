@@ -94,3 +94,46 @@ TEST_F(EngineGpu, DamagedStreamsAreErrorsOnTheGpuToo) {
 }
 
 }  // namespace
+
+namespace {
+
+// .bz2 with the GPUs sorting the blocks (--gpu): the bytes of the CPU workers alone (which are
+// bzip2's, tests/cpu/test_bz2.cpp), GPU-only and mixed, over many batches and a short last block;
+// periodic blocks and runs included; the result reads back on the CPU.
+TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes in = datasets::bytes_with_entropy(sized(12 << 20, 2 << 20) + 777, 3.0, seed);
+  for (std::size_t i = 0; i < in.size(); i += 4096) in[i] = static_cast<std::uint8_t>(rng());
+  in.insert(in.end(), 300000, 'a');                           // runs: a block shortened by the initial stage
+  for (int i = 0; i < 250000; ++i) in.push_back("xyz"[i % 3]);  // periodic rotations
+  for (const int level : {1, 9}) {
+    SCOPED_TRACE(::testing::Message() << "level " << level);
+    engine::Options cpu;
+    cpu.format = engine::Format::bz2;
+    cpu.level = level;
+    cpu.use_gpus = false;
+    cpu.cpu_threads = 2;
+    const Bytes want = run(true, in, cpu);
+    for (const int threads : {0, 3}) {
+      SCOPED_TRACE(::testing::Message() << threads << " CPU workers");
+      engine::Options gpu = cpu;
+      gpu.use_gpus = true;
+      gpu.require_gpu = true;
+      gpu.cpu_threads = threads;
+      gpu.gpu_batch_blocks = 5;
+      engine::Stats st;
+      const Bytes got = run(true, in, gpu, &st);
+      ASSERT_EQ(got.size(), want.size());
+      ASSERT_TRUE(got == want) << "first difference at byte " << (std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin());
+      EXPECT_GT(st.gpu_blocks, 0u);
+      if (threads == 0) {
+        EXPECT_EQ(st.gpu_blocks, st.blocks);
+      }
+      EXPECT_EQ(run(false, got, cpu), in);
+    }
+  }
+}
+
+}  // namespace

@@ -333,3 +333,28 @@ def test_codecs_landscape_front_and_table_on_known_points():
     line = next(l for l in text.splitlines() if l.startswith("| x | compress"))
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[2:] == ["0.180", "0.8", "no", "e (0.170, 2)", "2.5x"]
+
+
+@pytest.mark.parametrize("experiment", ["bz2.compress", "bz2.decompress"])
+def test_bz2_figures_draw_every_program_with_its_ratio(tmp_path, keep, experiment):
+    res = common.load(FIXTURES / "bz2_cpu_only.json")
+    mod = module(experiment.replace(".", "_"))
+    common.plot_module_figure(mod, res, tmp_path)
+    fig = common.LAST_FIGURE
+    rows = res.select(experiment)
+    by = {(r.dataset, r.variant): r for r in rows}
+    checked = 0
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        dataset = ax.get_title().partition(" (")[0]
+        names = [t.get_text() for t in ax.get_yticklabels()]
+        labels = [t.get_text() for t in ax.texts]
+        for name, bar, label in zip(names, ax.containers[0].patches, labels):
+            r = by[(dataset, name)]
+            assert close(bar.get_width(), r.bytes_per_second / 1e6), (dataset, name)
+            assert label == f"{r.counters['ratio']:.4f}"
+            checked += 1
+    assert checked == len(rows) > 0
+    _, title = keep[-1]
+    assert_title_names_the_run(title, res)

@@ -1,0 +1,79 @@
+// bz2.compress (ours, issue #14), device-resident: the stage the GPU does in .bz2 compression
+// today, the sort (bwt::forward_segments) of every block of the dataset at once, blocks cut as
+// bzip2 -9 cuts them and after its initial run-length stage (done on the host, untimed, as the
+// engine does). Named bz2.compress/gpu.sort.kernels/<dataset>/n=<bytes>: bytes_per_second of the
+// original (uncompressed) input, bw_util, blocks. It is one stage, not the whole compression
+// (coding runs on the host); the wall time of the programs is in bench/tool.cpp
+// (bz2.compress/<program>/..., bz2.decompress/<program>/...). Checked first: every block's last
+// column and primary index equal the oracle's (reference::bwt_rotations).
+#include "codec/bz2.hpp"
+#include "codec/common/parallel.hpp"
+#include "common/gpu_timing.hpp"
+#include "common/harness.hpp"
+#include "common/inputs.hpp"
+#include "kernels/bwt/bwt.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "reference/bwt.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+
+#include <atomic>
+
+namespace parcomp::bench {
+
+namespace {
+
+void bz2_sort(benchmark::State& state, int level, ByteInputSpec spec, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    const auto in = byte_input(spec);
+    if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
+    std::vector<std::uint8_t> rle;
+    std::vector<std::uint64_t> offsets{0};
+    const std::span<const std::uint8_t> all(in->bytes);
+    for (std::size_t at = 0; at < all.size();) {
+      const std::size_t cut = bz2::cut_block(all.subspan(at), level, true);
+      bz2::rle1_encode(all.subspan(at, cut), rle);
+      offsets.push_back(rle.size());
+      at += cut;
+    }
+    const std::size_t n = rle.size(), count = offsets.size() - 1;
+    if (count == 0) return state.SkipWithError("skipped: empty input");
+    GpuTimingContext timing;
+    DeviceBuffer<std::uint8_t> d_in(n), d_last(n);
+    DeviceBuffer<std::uint32_t> d_primary(count);
+    DeviceBytes scratch(bwt::forward_segments_scratch_bytes(n, count));
+    d_in.upload(rle);
+    d_last.fill_bytes(0xAB);
+    bwt::forward_segments(d_in.data(), offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), timing.stream());
+    const auto last = d_last.download();
+    const auto primary = d_primary.download();
+    std::atomic<std::size_t> bad{count};
+    for_each_block(count, 0, [&](std::size_t b) {
+      const std::span<const std::uint8_t> block(rle.data() + offsets[b], offsets[b + 1] - offsets[b]);
+      const reference::RotationBwt want = reference::bwt_rotations(block);
+      if (want.primary != primary[b] || !std::equal(want.last.begin(), want.last.end(), last.begin() + static_cast<std::ptrdiff_t>(offsets[b])))
+        bad = std::min<std::size_t>(bad, b);
+    });
+    if (bad != count) return fail(state, name, fmt::format("block {}: the GPU's BWT differs from the oracle's", bad.load()));
+    const double seconds = timing.run(state, name, [&](cudaStream_t s) {
+      bwt::forward_segments(d_in.data(), offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), s);
+    });
+    set_throughput_counters(state, in->bytes.size());
+    set_bandwidth_counter(state, 2 * n, seconds);
+    state.counters["blocks"] = static_cast<double>(count);
+    state.counters["sorted_bytes"] = static_cast<double>(n);
+  });
+}
+
+}  // namespace
+
+void register_bz2() {
+  for (const auto& [spec, n] : landscape_inputs_sized()) {
+    const std::string name = fmt::format("bz2.compress/gpu.sort.kernels/{}/n={}", spec.label, n);
+    configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, spec, name));
+  }
+}
+
+}  // namespace parcomp::bench
