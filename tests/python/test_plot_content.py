@@ -3,6 +3,7 @@ result file (times in ms, rates in MB/s, speedups as baseline time over variant 
 inverse), the axes say their units, and every title names the GPU, the CPU and the commit.
 make_all.py runs over every committed result file, and every plot script runs as a program."""
 import importlib.util
+import json
 import math
 import subprocess
 import sys
@@ -15,7 +16,8 @@ import common
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PLOTS = ROOT / "plots"
-RESULTS = sorted(p for p in (ROOT / "results").glob("*/*.json"))
+# parcomp-bench results (other committed JSON, such as scripts/bz2_identity.py's record, has no benchmarks).
+RESULTS = sorted(p for p in (ROOT / "results").glob("*/*.json") if "benchmarks" in json.loads(p.read_text()))
 
 
 def module(name):
