@@ -94,6 +94,16 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("bz2: a zero run's limit removed", "codec/bz2.cpp", "if (run > limit - nblock) fail(", "if (false) fail(", "cpu"),
     Mutation("bz2: the chain trusts any candidate (engine)", "codec/engine_bz2.cpp", "      if (blocks.count(chain) == 0) {",
              "      if (blocks.count(chain) == 0 && blocks.empty()) {", "cpu"),
+    Mutation("bz2: the input ending in a header prefix read as trailing bytes", "codec/bz2.cpp", "      if (header_cut(in, at))",
+             "      if (false)", "cpu"),
+    Mutation("bz2: a damaged \"BZh\" named as parcomp's only (engine)", "codec/engine.cpp",
+             '"neither a parcomp nor a .bz2 file (no parcomp magic and no \\"BZh\\" at the start)"', '"not a parcomp file"', "cpu"),
+    Mutation("bz2: least rotation off by one", "codec/cpu_codec.cpp", "return t[x < n ? x : x - n];", "return t[x < n ? x : x - n + 1];", "cpu"),
+    # Datasets and plots of this suite's own experiments.
+    Mutation("tar: header checksum without the spaces", "datasets/tar.cpp", "std::memset(h + 148, ' ', 8);", "", "cpu"),
+    Mutation("landscape: weak domination ignored", "plots/codecs_landscape.py",
+             "if not any(q[1] <= p[1] and q[2] >= p[2] and (q[1] < p[1] or q[2] > p[2]) for q in pts)]",
+             "if not any(q[1] < p[1] and q[2] > p[2] for q in pts)]", "python"),
     # The program.
     Mutation("parcomp: corrupt input exits 1", "codec/parcomp.cpp", "    return kCorrupt;", "    return kEnvironment;", "cli"),
     Mutation("parcomp: partial output kept on errors", "codec/parcomp.cpp", "    if (!committed_) ::unlink(tmp_.c_str());", "", "cli"),
