@@ -20,6 +20,25 @@ constexpr std::array<std::uint32_t, 256> make_crc_table() {
   return t;
 }
 constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
+// Slicing by 8 (8 bytes per step): kCrcSlices[k][i] is the register after byte i and k zero bytes.
+constexpr std::array<std::array<std::uint32_t, 256>, 8> make_crc_slices() {
+  std::array<std::array<std::uint32_t, 256>, 8> s{};
+  s[0] = kCrcTable;
+  for (std::size_t k = 1; k < 8; ++k)
+    for (std::size_t i = 0; i < 256; ++i) s[k][i] = (s[k - 1][i] << 8) ^ kCrcTable[s[k - 1][i] >> 24];
+  return s;
+}
+constexpr auto kCrcSlices = make_crc_slices();
+
+// Byte p + 1 of a magic that starts at bit 8p + s (s = 0..7) lies inside the magic, so its value
+// is fixed by the magic and s: 16 values in all, which reject most positions with one load.
+constexpr std::array<bool, 256> make_magic_filter() {
+  std::array<bool, 256> f{};
+  for (const std::uint64_t m : {kBlockMagic, kEndMagic})
+    for (int s = 0; s < 8; ++s) f[((m << (16 - s)) >> 48) & 0xff] = true;
+  return f;
+}
+constexpr std::array<bool, 256> kMagicFilter = make_magic_filter();
 
 [[noreturn]] void corrupt(const Where& where, std::uint64_t bit, const std::string& what) {
   Where w = where;
@@ -63,7 +82,14 @@ std::string Where::text() const {
 }
 
 std::uint32_t crc_update(std::uint32_t crc, std::span<const std::uint8_t> bytes) {
-  for (const std::uint8_t b : bytes) crc = (crc << 8) ^ kCrcTable[(crc >> 24) ^ b];
+  const std::uint8_t* p = bytes.data();
+  std::size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    const std::uint32_t a = crc ^ (std::uint32_t{p[0]} << 24 | std::uint32_t{p[1]} << 16 | std::uint32_t{p[2]} << 8 | p[3]);
+    crc = kCrcSlices[7][a >> 24] ^ kCrcSlices[6][(a >> 16) & 0xff] ^ kCrcSlices[5][(a >> 8) & 0xff] ^ kCrcSlices[4][a & 0xff] ^
+          kCrcSlices[3][p[4]] ^ kCrcSlices[2][p[5]] ^ kCrcSlices[1][p[6]] ^ kCrcSlices[0][p[7]];
+  }
+  for (; n > 0; ++p, --n) crc = (crc << 8) ^ kCrcTable[(crc >> 24) ^ *p];
   return crc;
 }
 
@@ -711,6 +737,7 @@ void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::
   // A 64-bit window per byte; the 48 bits at shift s of it are (w >> (16 - s)).
   const std::size_t first = static_cast<std::size_t>(from_bit / 8), last = static_cast<std::size_t>((to_bit - 48) / 8);
   for (std::size_t p = first; p <= last; ++p) {
+    if (p + 1 < in.size() && !kMagicFilter[in[p + 1]]) continue;
     std::uint64_t w = 0;
     for (std::size_t k = 0; k < 8; ++k) w = w << 8 | (p + k < in.size() ? in[p + k] : 0);
     for (int s = 0; s < 8; ++s) {

@@ -79,7 +79,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("plot: speedup inverted", "plots/common.py", "pts = [(r.n, cpu[r.n] / r.seconds)", "pts = [(r.n, r.seconds / cpu[r.n])", "python"),
     Mutation("plot: ms drawn as us", "plots/common.py", "[r.seconds * 1e3 for r in rs], marker=markers[v]", "[r.seconds * 1e6 for r in rs], marker=markers[v]", "python"),
     Mutation("plot: MB/s drawn as GB/s", "plots/common.py", "ys = [by[(d, v)].bytes_per_second / 1e6", "ys = [by[(d, v)].bytes_per_second / 1e9", "python"),
-    Mutation("plot: GPU dropped from the title", "plots/common.py", 'return f"{gpu}; CPU: {res.cpu_name} (1 core)"', 'return f"CPU: {res.cpu_name} (1 core)"', "python"),
+    Mutation("plot: GPU dropped from the title", "plots/common.py", 'return f"{gpu}; CPU: {res.cpu_name} ({cores})"', 'return f"CPU: {res.cpu_name} ({cores})"', "python"),
     Mutation("table: speedup inverted", "plots/summary.py", 'f"{common.fmt_num(cpu.seconds / by[v].seconds)}x"', 'f"{common.fmt_num(by[v].seconds / cpu.seconds)}x"', "python"),
     Mutation("fetch: a bad download kept", "datasets/fetch.py", "            dest.unlink()\n", "", "python"),
     # .bz2 (tests/cpu/test_bz2.cpp against libbz2).
@@ -98,6 +98,9 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "      if (false)", "cpu"),
     Mutation("bz2: a damaged \"BZh\" named as parcomp's only (engine)", "codec/engine.cpp",
              '"neither a parcomp nor a .bz2 file (no parcomp magic and no \\"BZh\\" at the start)"', '"not a parcomp file"', "cpu"),
+    Mutation("bz2: the magic filter forgets the end magic", "codec/bz2.cpp", "for (const std::uint64_t m : {kBlockMagic, kEndMagic})\n    for (int s = 0; s < 8; ++s) f[",
+             "for (const std::uint64_t m : {kBlockMagic})\n    for (int s = 0; s < 8; ++s) f[", "cpu"),
+    Mutation("bz2: two CRC slices swapped", "codec/bz2.cpp", "kCrcSlices[3][p[4]] ^ kCrcSlices[2][p[5]]", "kCrcSlices[2][p[4]] ^ kCrcSlices[3][p[5]]", "cpu"),
     Mutation("bz2: least rotation off by one", "codec/cpu_codec.cpp", "return t[x < n ? x : x - n];", "return t[x < n ? x : x - n + 1];", "cpu"),
     # Datasets and plots of this suite's own experiments.
     Mutation("tar: header checksum without the spaces", "datasets/tar.cpp", "std::memset(h + 148, ' ', 8);", "", "cpu"),
@@ -149,6 +152,12 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--markdown", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
+    # Every mutation's text must still be there, once, before anything is built (a list gone stale
+    # after a refactoring fails at once, not after half an hour of builds).
+    stale = [f"'{m.name}': {(ROOT / m.file).read_text().count(m.find)} times in {m.file}"
+             for group in flat(MUTATIONS) for m in group if args.only in m.name and (ROOT / m.file).read_text().count(m.find) != 1]
+    if stale:
+        raise SystemExit("mutations whose text to change does not occur exactly once:\n  " + "\n  ".join(stale))
     rows, survived = [], 0
     for group in flat(MUTATIONS):
         name = group[0].name.split(" (")[0]

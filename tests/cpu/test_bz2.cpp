@@ -126,10 +126,57 @@ TEST(Bz2, CodeLengthsAreLibbz2s) {
   }
 }
 
+TEST(Bz2, FindMagicsAtEveryBitOffset) {
+  // Against the obvious scan (48 bits read at every bit in range), on bytes with magics planted at
+  // random bits, ranges starting and ending anywhere.
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  std::mt19937_64 rng(seed);
+  auto bit_at = [](const Bytes& v, std::uint64_t b) { return (v[b / 8] >> (7 - b % 8)) & 1u; };
+  for (int trial = 0; trial < 3000; ++trial) {
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " seed " << seed);
+    Bytes v(rng() % 80);
+    for (auto& x : v) x = rng() % 4 == 0 ? 0 : static_cast<std::uint8_t>(rng());
+    for (int k = 0; k < 3 && v.size() >= 6; ++k) {
+      const std::uint64_t m = rng() % 2 ? bz2::kBlockMagic : bz2::kEndMagic, at = rng() % (v.size() * 8 - 47);
+      for (int i = 0; i < 48; ++i) {
+        const std::uint64_t b = at + static_cast<std::uint64_t>(i);
+        const auto mask = static_cast<std::uint8_t>(0x80u >> (b % 8));
+        v[b / 8] = static_cast<std::uint8_t>(((m >> (47 - i)) & 1) != 0 ? v[b / 8] | mask : v[b / 8] & ~mask);
+      }
+    }
+    const std::uint64_t from = rng() % (v.size() * 8 + 1), to = from + rng() % (v.size() * 8 + 10);
+    std::vector<bz2::Magic> want, got;
+    for (std::uint64_t b = from; b + 48 <= std::min<std::uint64_t>(to, v.size() * 8); ++b) {
+      std::uint64_t w = 0;
+      for (int i = 0; i < 48; ++i) w = w << 1 | bit_at(v, b + static_cast<std::uint64_t>(i));
+      if (w == bz2::kBlockMagic || w == bz2::kEndMagic) want.push_back({b, w == bz2::kEndMagic});
+    }
+    bz2::find_magics(v, from, to, got);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].bit, want[i].bit);
+      ASSERT_EQ(got[i].end, want[i].end);
+    }
+  }
+}
+
 TEST(Bz2, CrcIsBzip2s) {
   // The CRC-32/BZIP2 check value.
   const std::string s = "123456789";
   EXPECT_EQ(bz2::block_crc({reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}), 0xFC891918u);
+  // Every length 0 .. 200 and offset 0 .. 7 against the bit-by-bit definition (MSB first, 0x04C11DB7).
+  std::mt19937_64 rng(parcomp::testing::fresh_seed());
+  Bytes v(208);
+  for (auto& x : v) x = static_cast<std::uint8_t>(rng());
+  for (std::size_t off = 0; off < 8; ++off)
+    for (std::size_t n = 0; n <= 200; ++n) {
+      std::uint32_t want = 0xFFFFFFFFu;
+      for (std::size_t i = off; i < off + n; ++i) {
+        want ^= std::uint32_t{v[i]} << 24;
+        for (int k = 0; k < 8; ++k) want = (want & 0x80000000u) != 0 ? (want << 1) ^ 0x04C11DB7u : want << 1;
+      }
+      ASSERT_EQ(bz2::crc_update(0xFFFFFFFFu, std::span<const std::uint8_t>(v).subspan(off, n)), want) << off << " " << n;
+    }
 }
 
 TEST(Bz2, WriterIsByteIdenticalToLibbz2) {
