@@ -186,6 +186,16 @@ const Input& input_for(const std::string& label, const std::string& source) {
 
 unsigned threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+// A dataset's size from the manifest, before any file is read (the x25 copy: 25 times the
+// tarball); 0 when this manifest does not know it.
+std::uint64_t dataset_bytes(const std::string& label, const std::string& source) {
+  try {
+    return datasets::find_manifest_file(source).size * (label == kX25 ? kX25Copies : 1);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 // A program's command lines; {in} and {out} are replaced by paths. stdin/stdout redirections are
 // the Run's (a compressor writing to standard output gets its output file as stdout).
 struct Program {
@@ -329,12 +339,8 @@ void register_tool() {
       {"calgary-book1", "calgary/book1"}, {"silesia-xml", "silesia/xml"}, {"silesia-dickens", "silesia/dickens"},
       {"linux-2.6.11.1.tar", "linux-2.6.11.1.tar"}, {kX25, "linux-2.6.11.1.tar"}};
   for (const auto& [label, source] : datasets) {
-    std::uint64_t n = 0;
-    try {
-      n = datasets::find_manifest_file(source).size * (label == kX25 ? kX25Copies : 1);
-    } catch (const std::exception&) {
-      continue;
-    }
+    const std::uint64_t n = dataset_bytes(label, source);
+    if (n == 0) continue;  // not in this manifest
     const bool huge = label == kX25;
     for (const auto& p : programs) {
       if (huge && (p.variant == "bzip2" || p.variant == "zstd.l19" || p.variant == "gzip" || p.variant == "parcomp.paper")) continue;  // hours
@@ -374,12 +380,8 @@ void register_tool() {
   for (const ByteInputSpec& spec : landscape_byte_inputs())
     if (spec.source.starts_with("silesia/")) bz2_datasets.emplace_back(spec.label, spec.source);
   for (const auto& [label, source] : bz2_datasets) {
-    std::uint64_t n = 0;
-    try {
-      n = datasets::find_manifest_file(source).size * (label == kX25 ? kX25Copies : 1);
-    } catch (const std::exception&) {
-      continue;
-    }
+    const std::uint64_t n = dataset_bytes(label, source);
+    if (n == 0) continue;  // not in this manifest
     const bool huge = label == kX25;
     auto add = [&](const std::string& experiment, const Program& p, bool d) {
       const std::string program = p.variant.substr(5);  // after "bz2c." / "bz2d."
