@@ -10,10 +10,10 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR
                  ${PROJECT_SOURCE_DIR}/scripts/bytes_per_char.py
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py DESTINATION . COMPONENT bundle)
 
-# The peers run as programs by the pipeline and tool.e2e benchmarks (lbzip2, bzip2, zstd, pigz),
+# The peers run as programs by the pipeline and tool.e2e benchmarks (lbzip2, bzip2, zstd, pigz, pbzip2),
 # with the shared libraries they load (parcomp-bench points LD_LIBRARY_PATH at the bundle for them).
 set(PARCOMP_BUNDLE_EXES "")
-foreach(prog IN ITEMS PARCOMP_LBZIP2 PARCOMP_BZIP2 PARCOMP_ZSTD PARCOMP_PIGZ)
+foreach(prog IN ITEMS PARCOMP_LBZIP2 PARCOMP_BZIP2 PARCOMP_ZSTD PARCOMP_PIGZ PARCOMP_PBZIP2)
   if(${prog})
     install(PROGRAMS ${${prog}} DESTINATION . COMPONENT bundle)
     list(APPEND PARCOMP_BUNDLE_EXES "${${prog}}")

@@ -8,12 +8,13 @@
 #   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench] [--no-tests]
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
-#                [--sanitizer-timeout SECONDS]
+#                [--sanitizer-timeout SECONDS] [--no-cpu-tests]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
 # checkout, verified by sha256) into $PARCOMP_DATA (default: DIR/../parcomp-data), so that the
 # real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
+# --no-cpu-tests leaves out the CPU tests (CI runs them; on a GPU host they take device time).
 #
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
 # smaller inputs) and split the tests into N shards per tool (default 3; racecheck M, default 8),
@@ -40,6 +41,7 @@ shards=3
 racecheck_shards=8
 sanitizer_timeout=0
 tests=1
+cpu_tests=1
 mirror=""
 fetch_names=""
 extra=()
@@ -56,6 +58,7 @@ while [ $# -gt 0 ]; do
     --racecheck-shards) racecheck_shards="$2"; shift 2 ;;
     --sanitizer-timeout) sanitizer_timeout="$2"; shift 2 ;;
     --no-tests) tests=0; shift ;;
+    --no-cpu-tests) cpu_tests=0; shift ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -105,7 +108,7 @@ if [ -n "$fetch_names" ]; then
     ${mirror:+--mirror "$mirror"} --cache "$PARCOMP_DATA"
 fi
 if [ $tests -eq 1 ]; then
-step "CPU tests" "$out/cpu-tests.log" "$tests_cpu" --gtest_output="json:$out/cpu-tests.json"
+[ $cpu_tests -eq 1 ] && step "CPU tests" "$out/cpu-tests.log" "$tests_cpu" --gtest_output="json:$out/cpu-tests.json"
 step "GPU tests" "$out/gpu-tests.log" "$tests_gpu" --gtest_output="json:$out/gpu-tests.json"
 # On a GPU, a skipped GPU test means it did not run: only the memory-bound Large tests may skip.
 python3 - "$out/gpu-tests.json" <<'PY' || { summary+=("FAILED  GPU tests skipped on a GPU machine"); failed=1; }
