@@ -6,7 +6,15 @@
 // (coding runs on the host); the wall time of the programs is in bench/tool.cpp
 // (bz2.compress/<program>/..., bz2.decompress/<program>/...). Checked first: every block's last
 // column and primary index equal the oracle's (reference::bwt_rotations).
+// bz2.decompress (ours), device-resident: the GPU's stages of .bz2 decompression
+// (bz2::GpuBlockDecoder::run: every block's symbols and inverse BWT, all blocks of the file at
+// once) on the file libbz2 writes at -9 (bzip2 -9's bytes), the compressed file already on the
+// device. Named bz2.decompress/gpu.kernels/<dataset>/n=<bytes>: bytes_per_second of the original
+// input, blocks, ratio. It leaves out what the host does (the inverse initial run-length stage and
+// the CRCs, finding the blocks). Checked first: the blocks, ended on the host, give the input.
 #include "codec/bz2.hpp"
+#include "codec/bz2_gpu.hpp"
+#include "codec/engine.hpp"
 #include "codec/common/parallel.hpp"
 #include "common/gpu_timing.hpp"
 #include "common/harness.hpp"
@@ -67,12 +75,68 @@ void bz2_sort(benchmark::State& state, int level, ByteInputSpec spec, std::strin
   });
 }
 
+void bz2_decode(benchmark::State& state, int level, ByteInputSpec spec, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    const auto in = byte_input(spec);
+    if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
+    if (in->bytes.empty()) return state.SkipWithError("skipped: empty input");
+    // The file bzip2 -level writes (the CPU workers write its bytes), and its blocks by the CPU reader.
+    std::vector<std::uint8_t> file;
+    {
+      engine::Options o;
+      o.format = engine::Format::bz2;
+      o.level = level;
+      o.use_gpus = false;
+      engine::SpanSource src(in->bytes);
+      engine::VectorSink sink;
+      engine::compress(src, sink, o);
+      file = std::move(sink.bytes);
+    }
+    std::vector<bz2::GpuBlockIn> blocks;
+    {
+      bz2::DecodeScratch scratch;
+      std::vector<std::uint8_t> sink;
+      std::uint64_t bit = bz2::kHeaderBytes * 8;
+      for (std::size_t b = 0;; ++b) {
+        std::vector<bz2::Magic> m;
+        bz2::find_magics(file, bit, bit + 48, m);
+        if (m.empty() || m.front().end) break;
+        blocks.push_back({&file, bit, true, bz2::Where{1, b + 1, 0, 0}});
+        sink.clear();
+        bit = bz2::decode_block(file, bit, level, sink, scratch, bz2::Where{}).end_bit;
+      }
+    }
+    GpuTimingContext timing;
+    bz2::GpuBlockDecoder decoder(timing.stream(), level);
+    decoder.load(blocks);  // the file on the device, once
+    decoder.run();
+    std::vector<std::uint8_t> back;
+    std::size_t b = 0;
+    for (const auto& o : decoder.collect(blocks)) {
+      if (o.error) return fail(state, name, fmt::format("block {}: the GPU decoder failed", b));
+      back.insert(back.end(), o.bytes.begin(), o.bytes.end());
+      ++b;
+    }
+    if (back != in->bytes) return fail(state, name, "the GPU decoder's blocks differ from the input");
+    const double seconds = timing.run(state, name, [&](cudaStream_t) { decoder.run(); });
+    set_throughput_counters(state, in->bytes.size());
+    set_bandwidth_counter(state, file.size() + in->bytes.size(), seconds);
+    state.counters["blocks"] = static_cast<double>(blocks.size());
+    state.counters["ratio"] = static_cast<double>(file.size()) / static_cast<double>(in->bytes.size());
+  });
+}
+
 }  // namespace
 
 void register_bz2() {
   for (const auto& [spec, n] : landscape_inputs_sized()) {
     const std::string name = fmt::format("bz2.compress/gpu.sort.kernels/{}/n={}", spec.label, n);
     configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, spec, name));
+  }
+  for (const auto& [spec, n] : landscape_inputs_sized()) {
+    const std::string name = fmt::format("bz2.decompress/gpu.kernels/{}/n={}", spec.label, n);
+    configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_decode, 9, spec, name));
   }
 }
 

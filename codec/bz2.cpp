@@ -430,216 +430,50 @@ void StreamWriter::finish(std::vector<std::uint8_t>& out) {
   if (partial_bits_ > 0) put_bits(0, 8 - partial_bits_, out);
 }
 
-// ---- reading a block (decompress.c) -----------------------------------------------------------------
+// ---- reading a block (decompress.c; the symbols in common/bz2_block.hpp) ---------------------------
+
+[[noreturn]] void throw_block_error(const BlockSymbols& s, const Where& where, bool input_ends_here) {
+  std::string what;
+  switch (s.error) {
+    case BlockError::none: throw ContractError("bz2::throw_block_error: no error");
+    case BlockError::no_magic: what = "no block magic"; break;
+    case BlockError::randomised:
+      what = "a randomised block (written by bzip2 0.9.0 or older): not supported; decompress it with bzip2";
+      break;
+    case BlockError::past_end:
+      what = input_ends_here ? "the input ends inside the block (truncated)"
+                             : "the block runs on past " + std::to_string(kMaxBlockBits) + " bits, longer than any bzip2 block";
+      break;
+    case BlockError::no_bytes: what = "the block uses no byte"; break;
+    case BlockError::table_count: what = "table count " + std::to_string(s.detail) + " (2 to 6)"; break;
+    case BlockError::no_selectors: what = "no selectors"; break;
+    case BlockError::selector_range: what = "a selector past the table count"; break;
+    case BlockError::code_length: what = "a code length outside 1 to 20"; break;
+    case BlockError::no_codeword: what = "bits that are no codeword"; break;
+    case BlockError::zero_run_too_long: what = "a zero run longer than any block"; break;
+    case BlockError::too_many_bytes: what = "more bytes than the level's block size"; break;
+    case BlockError::selectors_exhausted: what = "more symbols than the selectors cover"; break;
+    case BlockError::orig_ptr:
+      what = "origPtr " + std::to_string(s.detail) + " outside the block's " + std::to_string(s.detail2) + " bytes";
+      break;
+  }
+  corrupt(where, s.error_bit, what);
+}
 
 namespace {
 
-// One table's decoder: bzip2's limit / base / perm (BZ2_hbCreateDecodeTables), so that any set of
-// lengths decodes exactly as libbz2 decodes it, plus a lookup table of kLut-bit prefixes.
-struct TableDecoder {
-  static constexpr int kLut = 10;
-  static constexpr std::uint16_t kSlow = 0xffff, kBad = 0xfffe;
-  std::int32_t limit[kDecodeMaxLength + 3], base[kDecodeMaxLength + 3];
-  std::uint16_t perm[kMaxAlphabet];
-  int min_len = 0, count = 0;
-  std::uint16_t lut[1 << kLut];  // symbol << 5 | length, or kSlow / kBad
-
-  void build(const std::uint8_t* length, int alpha) {
-    min_len = 32;
-    int max_len = 0;
-    for (int i = 0; i < alpha; ++i) {
-      min_len = std::min<int>(min_len, length[i]);
-      max_len = std::max<int>(max_len, length[i]);
-    }
-    count = 0;
-    for (int l = min_len; l <= max_len; ++l)
-      for (int j = 0; j < alpha; ++j)
-        if (length[j] == l) perm[count++] = static_cast<std::uint16_t>(j);
-    std::fill(std::begin(base), std::end(base), 0);
-    for (int i = 0; i < alpha; ++i) ++base[length[i] + 1];
-    for (int i = 1; i < kDecodeMaxLength + 3; ++i) base[i] += base[i - 1];
-    std::fill(std::begin(limit), std::end(limit), 0);
-    std::int32_t vec = 0;
-    for (int l = min_len; l <= max_len; ++l) {
-      vec += base[l + 1] - base[l];
-      limit[l] = vec - 1;
-      vec <<= 1;
-    }
-    for (int l = min_len + 1; l <= max_len; ++l) base[l] = ((limit[l - 1] + 1) << 1) - base[l];
-    for (std::uint32_t v = 0; v < (1u << kLut); ++v) {
-      std::uint16_t e = kSlow;
-      for (int zn = min_len; zn <= kLut; ++zn) {
-        const auto zvec = static_cast<std::int32_t>(v >> (kLut - zn));
-        if (zvec <= limit[zn]) {
-          const std::int32_t k = zvec - base[zn];
-          e = k < 0 || k >= count ? kBad : static_cast<std::uint16_t>(perm[k] << 5 | zn);
-          break;
-        }
-      }
-      lut[v] = e;
-    }
-  }
-  // The symbol at the front of a left-aligned window and its length; -1 for bits libbz2 rejects.
-  int decode(std::uint64_t window, int& length) const {
-    const std::uint16_t e = lut[window >> (64 - kLut)];
-    if (e < kBad) {
-      length = e & 31;
-      return e >> 5;
-    }
-    if (e == kBad) return -1;
-    for (int zn = std::max(min_len, kLut + 1); zn <= kDecodeMaxLength; ++zn) {
-      const auto zvec = static_cast<std::int32_t>(window >> (64 - zn));
-      if (zvec <= limit[zn]) {
-        const std::int32_t k = zvec - base[zn];
-        if (k < 0 || k >= count) return -1;
-        length = zn;
-        return perm[k];
-      }
-    }
-    return -1;
-  }
-};
-
-}  // namespace
-
-BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where, bool input_ends_here) {
-  BitReader br(in, bit);
-  auto fail = [&](const std::string& what) { corrupt(where, br.used(), what); };
-  const std::string past_end = input_ends_here ? "the input ends inside the block (truncated)"
-                                               : "the block runs on past " + std::to_string(kMaxBlockBits) + " bits, longer than any bzip2 block";
-  auto check_end = [&] {
-    if (br.past_end()) corrupt(where, in.size() * 8, past_end);
-  };
-  const std::uint64_t magic = static_cast<std::uint64_t>(br.take(24)) << 24 | br.take(24);
-  if (magic != kBlockMagic) corrupt(where, bit, "no block magic");
-  BlockResult r;
-  r.stored_crc = br.take(32);
-  if (br.take(1) != 0)
-    fail("a randomised block (written by bzip2 0.9.0 or older): not supported; decompress it with bzip2");
-  const std::uint32_t orig_ptr = br.take(24);
-  const std::uint32_t ranges = br.take(16);
-  std::uint8_t from_seq[256];
-  int n_in_use = 0;
-  for (int i = 0; i < 16; ++i) {
-    if ((ranges >> (15 - i) & 1u) == 0) continue;
-    const std::uint32_t bits = br.take(16);
-    for (int j = 0; j < 16; ++j)
-      if ((bits >> (15 - j) & 1u) != 0) from_seq[n_in_use++] = static_cast<std::uint8_t>(i * 16 + j);
-  }
-  check_end();
-  if (n_in_use == 0) fail("the block uses no byte");
-  const int alpha = n_in_use + 2, eob = n_in_use + 1;
-  const int groups = static_cast<int>(br.take(3));
-  if (groups < kMinTables || groups > kMaxTables) fail("table count " + std::to_string(groups) + " (2 to 6)");
-  std::size_t n_selectors = br.take(15);
-  if (n_selectors == 0) fail("no selectors");
-  std::vector<std::uint8_t>& selector = scratch.selectors;
-  selector.resize(std::min(n_selectors, kMaxSelectors));
-  {
-    std::uint8_t pos[kMaxTables];
-    for (int i = 0; i < groups; ++i) pos[i] = static_cast<std::uint8_t>(i);
-    for (std::size_t s = 0; s < n_selectors; ++s) {
-      int j = 0;
-      while (br.take(1) != 0) {
-        if (++j >= groups) fail("a selector past the table count");
-      }
-      if ((s & 1023) == 0) check_end();
-      if (s >= kMaxSelectors) continue;  // libbz2 reads and ignores them
-      const std::uint8_t v = pos[j];
-      std::memmove(pos + 1, pos, static_cast<std::size_t>(j));
-      pos[0] = v;
-      selector[s] = v;
-    }
-    n_selectors = selector.size();
-  }
-  check_end();
-  TableDecoder tables[kMaxTables];
-  for (int t = 0; t < groups; ++t) {
-    std::uint8_t length[kMaxAlphabet];
-    int curr = static_cast<int>(br.take(5));
-    for (int i = 0; i < alpha; ++i) {
-      while (true) {
-        if (curr < 1 || curr > kDecodeMaxLength) fail("a code length outside 1 to 20");
-        if (br.take(1) == 0) break;
-        curr += br.take(1) == 0 ? 1 : -1;
-      }
-      length[i] = static_cast<std::uint8_t>(curr);
-    }
-    check_end();
-    tables[t].build(length, alpha);
-  }
-
-  // The symbols: MTF values with zero runs, into tt's low bytes.
-  const std::size_t limit = block_limit(level);
-  std::vector<std::uint32_t>& tt = scratch.tt;
-  if (tt.size() < limit) tt.resize(limit);
-  std::uint32_t counts[256] = {};
-  std::uint8_t yy[256];
-  for (int i = 0; i < 256; ++i) yy[i] = static_cast<std::uint8_t>(i);
-  std::size_t nblock = 0, group = 0;
-  int group_left = 0;
-  const TableDecoder* table = nullptr;
-  std::uint64_t run = 0, run_weight = 1;  // RUNA/RUNB digits so far, and the next digit's weight
-  bool in_run = false;
-  while (true) {
-    if (group_left == 0) {
-      if (group >= n_selectors) fail("more symbols than the selectors cover");
-      table = &tables[selector[group++]];
-      group_left = kGroupSize;
-    }
-    --group_left;
-    int length = 0;
-    const int sym = table->decode(br.window(), length);
-    if (sym < 0) fail("bits that are no codeword");
-    br.skip(length);
-    if (br.past_end()) corrupt(where, in.size() * 8, past_end);
-    if (sym == kRunA || sym == kRunB) {
-      if (run_weight >= (std::uint64_t{2} << 20)) fail("a zero run longer than any block");
-      run += run_weight * (sym == kRunA ? 1u : 2u);
-      run_weight <<= 1;
-      in_run = true;
-      continue;
-    }
-    if (in_run) {
-      const std::uint8_t b = from_seq[yy[0]];
-      if (run > limit - nblock) fail("more bytes than the level's block size");
-      counts[b] += static_cast<std::uint32_t>(run);
-      for (std::uint64_t k = 0; k < run; ++k) tt[nblock++] = b;
-      run = 0;
-      run_weight = 1;
-      in_run = false;
-    }
-    if (sym == eob) break;
-    if (nblock >= limit) fail("more bytes than the level's block size");
-    const int j = sym - 1;
-    const std::uint8_t v = yy[j];
-    std::memmove(yy + 1, yy, static_cast<std::size_t>(j));
-    yy[0] = v;
-    const std::uint8_t b = from_seq[v];
-    ++counts[b];
-    tt[nblock++] = b;
-  }
-  r.end_bit = br.used();
-  r.nblock = nblock;
-  if (orig_ptr >= nblock) fail("origPtr " + std::to_string(orig_ptr) + " outside the block's " + std::to_string(nblock) + " bytes");
-
-  // The inverse BWT (tt[row] = next row << 8 | byte) and the inverse of the run-length stage.
-  std::uint32_t start[256];
-  for (std::uint32_t c = 0, sum = 0; c < 256; ++c) {
-    start[c] = sum;
-    sum += counts[c];
-  }
-  for (std::size_t i = 0; i < nblock; ++i) tt[start[tt[i] & 0xff]++] |= static_cast<std::uint32_t>(i) << 8;
+// finish_block over a generator of the block's bytes after the inverse BWT (next() gives the
+// next; s.nblock of them): the CPU reader walks its rows straight into the inverse run-length
+// stage, the GPU's host side reads the bytes the GPU wrote.
+template <typename Next>
+BlockResult finish_block_from(Next next, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out, const Where& where) {
   const std::size_t first = out.size();
-  std::uint32_t pos = tt[orig_ptr] >> 8;
+  // The inverse of the initial run-length stage: after four equal bytes, a count of more.
   unsigned prev = 256;
   int same = 0;
-  for (std::size_t i = 0; i < nblock; ++i) {
-    pos = tt[pos];
-    const unsigned c = pos & 0xff;
-    pos >>= 8;
-    if (same == 4) {  // a count after four equal bytes
+  for (std::uint32_t i = 0; i < s.nblock; ++i) {
+    const std::uint8_t c = next();
+    if (same == 4) {
       out.insert(out.end(), c, static_cast<std::uint8_t>(prev));
       same = 0;
       prev = 256;
@@ -647,9 +481,16 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
     }
     same = c == prev ? same + 1 : 1;
     prev = c;
-    out.push_back(static_cast<std::uint8_t>(c));
+    out.push_back(c);
   }
-  if (same == 4) fail("the block ends inside a run (four equal bytes without their count)");
+  if (same == 4) {
+    out.resize(first);
+    corrupt(where, s.end_bit, "the block ends inside a run (four equal bytes without their count)");
+  }
+  BlockResult r;
+  r.stored_crc = s.stored_crc;
+  r.end_bit = s.end_bit;
+  r.nblock = s.nblock;
   r.bytes = out.size() - first;
   const std::uint32_t crc = block_crc(std::span<const std::uint8_t>(out).subspan(first));
   if (crc != r.stored_crc) {
@@ -657,6 +498,39 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
     corrupt(where, bit, "block CRC " + std::to_string(crc) + " differs from the stored " + std::to_string(r.stored_crc));
   }
   return r;
+}
+
+}  // namespace
+
+BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
+                         const Where& where) {
+  if (bwt_bytes.size() != s.nblock) throw ContractError("bz2::finish_block: " + std::to_string(bwt_bytes.size()) + " bytes for a block of " + std::to_string(s.nblock));
+  const std::uint8_t* p = bwt_bytes.data();
+  return finish_block_from([&p] { return *p++; }, s, bit, out, where);
+}
+
+BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here) {
+  if (!scratch.work) scratch.work = std::make_unique<DecodeWork>();
+  const auto limit = static_cast<std::uint32_t>(block_limit(level));
+  std::vector<std::uint32_t>& tt = scratch.tt;
+  if (tt.size() < limit) tt.resize(limit);
+  std::uint32_t counts[256];
+  std::uint32_t* t = tt.data();
+  const BlockSymbols s =
+      decode_symbols(in.data(), in.size(), bit, limit, *scratch.work, counts, [t](std::uint32_t i, std::uint8_t b) { t[i] = b; });
+  if (s.error != BlockError::none) throw_block_error(s, where, input_ends_here);
+  // The inverse BWT (tt[row] = next row << 8 | byte; walk()'s steps, fed straight into the last steps).
+  link_rows(t, s.nblock, counts);
+  std::uint32_t pos = t[s.orig_ptr] >> 8;
+  return finish_block_from(
+      [t, &pos] {
+        pos = t[pos];
+        const auto c = static_cast<std::uint8_t>(pos & 0xff);
+        pos >>= 8;
+        return c;
+      },
+      s, bit, out, where);
 }
 
 // ---- streams ----------------------------------------------------------------------------------------

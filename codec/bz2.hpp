@@ -21,30 +21,18 @@
 #pragma once
 
 #include "codec/common/bits.hpp"
+#include "codec/common/bz2_block.hpp"  // the format's constants, a block's symbols and inverse BWT (host and device)
 #include "codec/common/errors.hpp"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace parcomp::bz2 {
-
-inline constexpr std::uint64_t kBlockMagic = 0x314159265359ull, kEndMagic = 0x177245385090ull;
-inline constexpr int kGroupSize = 50, kMinTables = 2, kMaxTables = 6, kIterations = 4;
-inline constexpr int kMaxAlphabet = 258;        // 256 MTF values + RUNA/RUNB - 1 + EOB
-inline constexpr int kEncodeMaxLength = 17;     // what bzip2 >= 1.0.3 writes
-inline constexpr int kDecodeMaxLength = 20;     // what every bzip2 decoder accepts
-inline constexpr std::size_t kMaxSelectors = 18002;  // 2 + 900000 / 50; more are read and ignored
-inline constexpr std::uint16_t kRunA = 0, kRunB = 1;
-inline constexpr std::size_t kHeaderBytes = 4, kMaxRun = 255;
-
-// Largest block, in bytes after the initial run-length stage, a level's decoder accepts.
-inline constexpr std::size_t block_limit(int level) { return 100000u * static_cast<std::size_t>(level); }
-// bzip2's encoder closes a block once it holds this many bytes (the last run may add 4 more).
-inline constexpr std::size_t block_fill(int level) { return block_limit(level) - 19; }
 
 // bzip2's CRC-32: MSB first, polynomial 0x04C11DB7, initial and final value inverted.
 std::uint32_t crc_update(std::uint32_t crc, std::span<const std::uint8_t> bytes);  // crc starts at 0xFFFFFFFF
@@ -134,7 +122,7 @@ struct Where {
 // The working memory of decode_block, reused from block to block.
 struct DecodeScratch {
   std::vector<std::uint32_t> tt;
-  std::vector<std::uint8_t> selectors;
+  std::unique_ptr<DecodeWork> work;
 };
 
 struct BlockResult {
@@ -144,10 +132,6 @@ struct BlockResult {
   std::size_t nblock = 0;     // the block's bytes before the inverse run-length stage
 };
 
-// A bound on a block's bits from its magic to its last symbol, for any encoder: 900001 symbols of
-// at most 20 bits, 32767 selectors, six tables of 258 lengths that do not wander, the headers.
-inline constexpr std::uint64_t kMaxBlockBits = 18'400'000;
-
 // Decodes the block whose magic starts at bit `bit` of `in` (a stream of level `level`), appends its
 // bytes to `out` and checks its CRC. Any damage is a CorruptDataError naming `where` and the bit
 // offset; a randomised block (bzip2 0.9.0 and older) is refused as unsupported. `in` may be a
@@ -155,6 +139,17 @@ inline constexpr std::uint64_t kMaxBlockBits = 18'400'000;
 // reported as longer than any block, not as truncated.
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
                          DecodeScratch& scratch, const Where& where, bool input_ends_here = true);
+
+// Damage that decode_symbols found, as a CorruptDataError naming `where` and the bit
+// (input_ends_here: see decode_block).
+[[noreturn]] void throw_block_error(const BlockSymbols& s, const Where& where, bool input_ends_here);
+
+// A block's last steps, after the symbols (`s`) and the inverse BWT (`bwt_bytes`, s.nblock of
+// them): the inverse of the initial run-length stage, appended to `out`, and the CRC check; the
+// block's magic was at bit `bit`. Damage is a CorruptDataError naming `where` (and nothing is left
+// appended). The CPU reader and the GPU decoder's host side both end a block here.
+BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
+                         const Where& where);
 
 // The level of a stream header at byte `at`, 0 when there is none.
 int header_level(std::span<const std::uint8_t> in, std::size_t at);

@@ -22,9 +22,11 @@
 #include "container.hpp"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,27 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void write(const std::uint8_t* buf, std::size_t n) = 0;
+};
+
+// Memory as a source (a span, read in pieces of any size asked for) and as a sink.
+class SpanSource : public Source {
+ public:
+  explicit SpanSource(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    const std::size_t n = std::min(max, bytes_.size() - at_);
+    std::copy_n(bytes_.data() + at_, n, buf);
+    at_ += n;
+    return n;
+  }
+
+ private:
+  std::span<const std::uint8_t> bytes_;
+  std::size_t at_ = 0;
+};
+class VectorSink : public Sink {
+ public:
+  void write(const std::uint8_t* buf, std::size_t n) override { bytes.insert(bytes.end(), buf, buf + n); }
+  std::vector<std::uint8_t> bytes;
 };
 
 struct Progress {
@@ -88,8 +111,10 @@ Stats decompress(Source& in, Sink& out, const Options& options);
 // .bz2 (codec/engine_bz2.cpp): blocks cut as bzip2's program cuts them, compressed by the CPU
 // workers, written as one stream whose bytes are bzip2's. Decompression finds the blocks by their
 // magics (every bit offset; a magic inside a block's data is told apart by decoding from the block
-// before it), decodes them on the CPU workers and checks every CRC. GPU workers do not take .bz2
-// work yet. compress() and decompress() call these for .bz2.
+// before it), decodes them on the CPU workers and checks every CRC. With require_gpu (--gpu) the
+// GPUs take .bz2 work too: they sort the blocks in compression (the host codes them), and decode
+// batches of blocks in decompression (codec/bz2_gpu.hpp); both are new, not yet validated on a
+// device, so not the default. compress() and decompress() call these for .bz2.
 Stats compress_bz2(Source& in, Sink& out, const Options& options);
 Stats decompress_bz2(Source& in, Sink& out, const Options& options);
 

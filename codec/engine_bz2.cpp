@@ -1,5 +1,6 @@
 // The streaming engine for .bz2. See engine.hpp.
 #include "bz2.hpp"
+#include "bz2_gpu.hpp"
 #include "codec/common/errors.hpp"
 #include "cpu_codec.hpp"
 #include "engine.hpp"
@@ -278,6 +279,7 @@ struct Decoded {
   std::exception_ptr error;  // CorruptDataError: used only if the candidate is on the chain
   Bytes bytes;
   bz2::BlockResult r;  // end_bit in input bits
+  bool gpu = false;
 };
 struct EndInfo {
   bool complete = false;    // the 32-bit CRC after the magic is in the input
@@ -289,18 +291,71 @@ struct EndInfo {
 
 constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 
+// One GPU in .bz2 decompression: a batch of candidates at a time, decoded on the GPU
+// (bz2::GpuBlockDecoder: symbols and inverse BWT there, the inverse initial run-length stage and
+// the CRCs on the host threads); each result published as a CPU worker's would be.
+template <typename J>
+void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
+  cudaStream_t stream = nullptr;
+  PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
+  bz2::GpuBlockDecoder decoder(stream, 9);  // the level's own limit is checked by the writer, as for the CPU workers
+  std::uint64_t blocks_done = 0;
+  for (;;) {
+    auto items = job.claim(o.gpu_batch_blocks, true);
+    if (items.empty()) break;
+    std::vector<bz2::GpuBlockIn> in(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      in[i].window = items[i].window.get();
+      in[i].bit = items[i].seq - items[i].window_bit;
+      in[i].window_is_end = items[i].window_is_end;
+      in[i].where.stream = 0;
+      in[i].where.base = items[i].window_bit;
+    }
+    decoder.load(in);
+    decoder.run();
+    std::vector<bz2::GpuBlockOut> outs = decoder.collect(in);
+    {
+      const std::lock_guard lock(stats_m);
+      st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, decoder.device_bytes());
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      Decoded d;
+      d.error = outs[i].error;
+      d.bytes = std::move(outs[i].bytes);
+      d.r = outs[i].r;
+      d.r.end_bit += items[i].window_bit;
+      d.gpu = true;
+      job.publish(items[i].seq, std::move(d));
+    }
+    blocks_done += items.size();
+  }
+  if (blocks_done > 0) {
+    const std::lock_guard lock(stats_m);
+    st.gpus.push_back(device);
+  }
+}
+
 }  // namespace
 
 Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::decompress_bz2");
   const auto t0 = Clock::now();
-  const Options o = cpu_only(options, ".bz2 decompression", "no GPU .bz2 decoder yet");
+  // The GPUs decode only when asked (--gpu) until this path has been validated on a device
+  // (README, .bz2); by default .bz2 decompression runs on the CPU workers.
+  Options o = options;
+  if (!(options.use_gpus && options.require_gpu)) {
+    if (options.use_gpus) o.require_gpu = false;
+    o = cpu_only(o, ".bz2 decompression", "by default: --gpu has the GPUs decode the blocks, a first version not yet validated on a device");
+  }
   const unsigned cpu_workers = cpu_worker_count(o);
+  if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   Job<Candidate, Decoded> job;
   job.cap = flight_cap(o, cpu_workers);
   Stats st;
   st.format = Format::bz2;
   st.cpu_workers = cpu_workers;
+  std::mutex stats_m;
   // Shared with the reader, under job.m:
   std::set<std::uint64_t> blocks;          // block candidates handed out and not yet passed by the chain
   std::map<std::uint64_t, EndInfo> ends;   // end candidates, likewise
@@ -487,6 +542,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
         throw CorruptDataError(where(chain) + std::to_string(d.r.nblock) + " bytes, more than a level-" + std::to_string(level) +
                                " block holds");
       combined = bz2::combine_crc(combined, d.r.stored_crc);
+      if (d.gpu) st.gpu_blocks += 1;
       pass(d.r.end_bit);
       chain = d.r.end_bit;
       const std::uint64_t read_so_far = bytes_in;
@@ -507,7 +563,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     lock.unlock();
     if (o.on_progress) o.on_progress({st.compressed_bytes, written, since(t0)});
   };
-  run_threads(job, o, cpu_workers, reader, cpu_worker, [] {}, writer);
+  auto gpu_manager = [&] {
+    manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_decompress(job, o, st, stats_m, d); });
+  };
+  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   st.seconds = since(t0);
   return st;
 }

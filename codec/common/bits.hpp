@@ -1,54 +1,61 @@
 // MSB-first bit input from a byte span, shared by the CPU codec's payload decoders and the .bz2
 // reader: a 64-bit window refilled a byte at a time, starting at any bit of the span. Bits past
 // the span's end read as zero and are counted (past_end()), so a decoder checks once, after a
-// symbol, instead of at every refill.
+// symbol, instead of at every refill. Host and device code (the GPU .bz2 decoder reads with it).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#if defined(__CUDACC__)
+#define PARCOMP_HD __host__ __device__
+#else
+#define PARCOMP_HD
+#endif
+
 namespace parcomp {
 
 class BitReader {
  public:
-  explicit BitReader(std::span<const std::uint8_t> in, std::uint64_t start_bit = 0)
-      : in_(in), pos_(static_cast<std::size_t>(start_bit >> 3)), used_(start_bit) {
+  explicit BitReader(std::span<const std::uint8_t> in, std::uint64_t start_bit = 0) : BitReader(in.data(), in.size(), start_bit) {}
+  PARCOMP_HD BitReader(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit)
+      : in_(in), size_(size), pos_(static_cast<std::size_t>(start_bit >> 3)), used_(start_bit) {
     refill();
     const int skip_bits = static_cast<int>(start_bit & 7);
     buf_ <<= skip_bits;
     avail_ -= skip_bits;
   }
   // The next bits, left-aligned (at least 32 valid).
-  std::uint64_t window() const { return buf_; }
-  void skip(int n) {
+  PARCOMP_HD std::uint64_t window() const { return buf_; }
+  PARCOMP_HD void skip(int n) {
     buf_ <<= n;
     avail_ -= n;
     used_ += static_cast<std::uint64_t>(n);
     if (avail_ < 32) refill();
   }
   // n (1..32) bits as a number, and skips them.
-  std::uint32_t take(int n) {
+  PARCOMP_HD std::uint32_t take(int n) {
     const auto v = static_cast<std::uint32_t>(buf_ >> (64 - n));
     skip(n);
     return v;
   }
   // The bit position in the span of the next bit.
-  std::uint64_t used() const { return used_; }
+  PARCOMP_HD std::uint64_t used() const { return used_; }
   // True once a bit at or past the span's end has been consumed.
-  bool past_end() const { return used_ > static_cast<std::uint64_t>(in_.size()) * 8; }
+  PARCOMP_HD bool past_end() const { return used_ > static_cast<std::uint64_t>(size_) * 8; }
 
  private:
-  void refill() {
+  PARCOMP_HD void refill() {
     while (avail_ <= 56) {
-      const std::uint8_t b = pos_ < in_.size() ? in_[pos_] : 0;
+      const std::uint8_t b = pos_ < size_ ? in_[pos_] : 0;
       ++pos_;
       buf_ |= static_cast<std::uint64_t>(b) << (56 - avail_);
       avail_ += 8;
     }
   }
-  std::span<const std::uint8_t> in_;
-  std::size_t pos_ = 0;
+  const std::uint8_t* in_ = nullptr;
+  std::size_t size_ = 0, pos_ = 0;
   std::uint64_t buf_ = 0, used_ = 0;
   int avail_ = 0;
 };

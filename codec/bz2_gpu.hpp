@@ -1,0 +1,59 @@
+// .bz2 blocks decoded on a GPU, host side (ours; issue #14): uploads the input windows that hold a
+// batch of blocks, runs the GPU's stages (kernels/bz2: symbols and inverse BWT), downloads each
+// block's bytes and ends every block on the host threads (bz2::finish_block: the inverse initial
+// run-length stage and the CRC). The streaming engine's GPU workers, the GPU tests and the
+// bz2.decompress benchmark all decode through this class.
+#pragma once
+
+#include "bz2.hpp"
+#include "kernels/bz2/bz2_decode.hpp"
+#include "kernels/common/device_buffer.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <exception>
+#include <span>
+#include <vector>
+
+namespace parcomp::bz2 {
+
+struct GpuBlockIn {
+  const std::vector<std::uint8_t>* window = nullptr;  // host bytes that hold the block (blocks may share one)
+  std::uint64_t bit = 0;                               // the block magic's bit in *window
+  bool window_is_end = true;                           // the window reaches the input's end
+  Where where;                                         // for messages (its base: the input's bit of window[0])
+};
+struct GpuBlockOut {
+  std::exception_ptr error;  // a CorruptDataError naming the block, or null
+  std::vector<std::uint8_t> bytes;
+  BlockResult r;  // end_bit in bits of the block's window
+};
+
+class GpuBlockDecoder {
+ public:
+  // Blocks of at most block_limit(level) bytes; the device work is queued on `stream`.
+  explicit GpuBlockDecoder(cudaStream_t stream, int level = 9);
+  // Uploads the blocks' windows (each distinct window once) and the block table; synchronous.
+  void load(std::span<const GpuBlockIn> blocks);
+  // The GPU's stages over the loaded blocks (asynchronous: collect() or the stream waits for them).
+  void run();
+  // Waits for run(), downloads, and ends every block on the host threads (0: all of them).
+  std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0);
+  // The device bytes this decoder holds.
+  std::size_t device_bytes() const;
+  // collect()'s host side: ends every block from its decoded fields (info) and its bytes
+  // (bytes[offset[i] .. offset[i + 1]) for block i; empty where info[i] has an error).
+  static std::vector<GpuBlockOut> finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
+                                         std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads = 0);
+
+ private:
+  cudaStream_t stream_;
+  std::uint32_t limit_;
+  std::size_t count_ = 0;
+  DeviceBuffer<std::uint8_t> windows_, out_;
+  DeviceBuffer<bz2gpu::BatchBlock> table_;
+  DeviceBuffer<BlockSymbols> info_;
+  DeviceBytes scratch_;
+};
+
+}  // namespace parcomp::bz2

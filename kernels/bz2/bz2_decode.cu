@@ -1,0 +1,77 @@
+// .bz2 blocks decoded on the GPU. See bz2_decode.hpp; each kernel runs one step of bz2_steps.hpp
+// per element.
+#include "../common/cuda_check.hpp"
+#include "../common/nvtx.hpp"
+#include "bz2_decode.hpp"
+#include "bz2_steps.hpp"
+#include "codec/common/errors.hpp"
+
+#include <string>
+
+namespace parcomp::bz2gpu {
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+// One thread per block, a CTA each, so that the blocks spread over the SMs.
+__global__ void symbols_kernel(steps::Batch a) {
+  if (threadIdx.x == 0 && blockIdx.x < a.count) steps::symbols(a, blockIdx.x);
+}
+
+template <void (*Step)(const steps::Batch&, std::size_t)>
+__global__ void each_kernel(steps::Batch a, std::size_t items) {
+  for (std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; g < items; g += std::size_t{gridDim.x} * blockDim.x) Step(a, g);
+}
+
+unsigned grid_for(std::size_t items) {
+  const std::size_t blocks = (items + kThreads - 1) / kThreads;
+  constexpr std::size_t kMaxGrid = std::size_t{1} << 20;  // grid-stride beyond
+  return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < kMaxGrid ? blocks : kMaxGrid));
+}
+
+void check(std::size_t count, std::uint32_t limit, std::size_t scratch_bytes, const char* what) {
+  if (limit == 0 || limit > bz2::block_limit(9)) throw ContractError(std::string(what) + ": block limit " + std::to_string(limit));
+  const std::size_t need = steps::layout(count, limit).total;
+  if (scratch_bytes < need)
+    throw ContractError(std::string(what) + ": scratch of " + std::to_string(scratch_bytes) + " bytes, needs " + std::to_string(need));
+}
+
+}  // namespace
+
+std::size_t decode_scratch_bytes(std::size_t count, std::uint32_t limit) { return steps::layout(count, limit).total; }
+
+void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out, void* scratch,
+                  std::size_t scratch_bytes, cudaStream_t stream) {
+  PARCOMP_NVTX_RANGE("bz2gpu::decode_batch");
+  if (count == 0) return;
+  check(count, limit, scratch_bytes, "bz2gpu::decode_batch");
+  if (count > 0x7fffffffu) throw ContractError("bz2gpu::decode_batch: " + std::to_string(count) + " blocks in one batch");
+  const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
+  const std::size_t rulers = count * a.slots(), bytes = count * limit;
+  symbols_kernel<<<static_cast<unsigned>(count), 1, 0, stream>>>(a);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::walk><<<grid_for(rulers), kThreads, 0, stream>>>(a, rulers);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::rank><<<grid_for(count), kThreads, 0, stream>>>(a, count);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::emit><<<grid_for(rulers), kThreads, 0, stream>>>(a, rulers);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::repeat><<<grid_for(bytes), kThreads, 0, stream>>>(a, bytes);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
+                       void* scratch, std::size_t scratch_bytes) {
+  if (count == 0) return;
+  check(count, limit, scratch_bytes, "bz2gpu::decode_batch_host");
+  const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
+  const std::size_t rulers = count * a.slots(), bytes = count * limit;
+  for (std::size_t b = 0; b < count; ++b) steps::symbols(a, b);
+  for (std::size_t g = 0; g < rulers; ++g) steps::walk(a, g);
+  for (std::size_t b = 0; b < count; ++b) steps::rank(a, b);
+  for (std::size_t g = 0; g < rulers; ++g) steps::emit(a, g);
+  for (std::size_t g = 0; g < bytes; ++g) steps::repeat(a, g);
+}
+
+}  // namespace parcomp::bz2gpu

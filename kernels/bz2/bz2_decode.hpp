@@ -1,0 +1,47 @@
+// .bz2 blocks decoded on the GPU (ours; thesis future work 1, issue #14), a batch at once: every
+// block's symbols (its header, tables, selectors, Huffman codes, inverse MTF and zero runs) and its
+// inverse BWT from origPtr alone. The lines that do the work are codec/common/bz2_block.hpp's,
+// the ones the CPU reader runs:
+//   symbols   one thread per block (a first version: a block's symbols are a serial chain of
+//             variable-length codes; each thread decodes a whole block as bzip2 does), then the
+//             same thread links the rows (tt, a stable counting sort of the block's bytes).
+//   rulers    the chain of rows is ranked with rulers (bz2_block.hpp): every K-th row walks to
+//             the next ruler at once (one thread per ruler), one thread per block chains the
+//             rulers, every ruler writes its stretch, and a periodic block's first cycle is
+//             repeated.
+// What stays on the host: finding the block magics, the inverse of the initial run-length stage
+// and the CRCs (bz2::finish_block), on every host thread.
+#pragma once
+
+#include "codec/common/bz2_block.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace parcomp::bz2gpu {
+
+// One block of a batch: the device bytes that hold it (any window of the input around it) and the
+// bit of its magic in them.
+struct BatchBlock {
+  const std::uint8_t* window = nullptr;
+  std::uint64_t window_bytes = 0;
+  std::uint64_t bit = 0;
+};
+
+std::size_t decode_scratch_bytes(std::size_t count, std::uint32_t limit);
+
+// Decodes blocks[0..count) (device memory), each of at most `limit` bytes (bz2::block_limit of the
+// level): info[b] the block's header fields or its damage (bz2::BlockSymbols; error none when
+// decoded), out[b * limit ...) its info[b].nblock bytes after the inverse BWT (before the inverse
+// initial run-length stage). Asynchronous on `stream`; every launch is checked.
+void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
+                  void* scratch, std::size_t scratch_bytes, cudaStream_t stream);
+
+// The same steps on the host, one element after the other (host pointers): the CPU tests' check
+// of the batch's layout and order (tests/cpu/test_bz2_rulers.cpp).
+void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
+                       void* scratch, std::size_t scratch_bytes);
+
+}  // namespace parcomp::bz2gpu

@@ -1,0 +1,92 @@
+// .bz2 test helpers shared by the CPU and GPU tests of the batch decoder (codec/bz2_gpu.hpp):
+// the bits of a file's blocks, and the CPU reader's verdict on a candidate block to compare a
+// batch's results with (same bytes and fields, or the same message).
+#pragma once
+
+#include "codec/bz2.hpp"
+#include "codec/bz2_gpu.hpp"
+#include "codec/common/errors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace parcomp::testing {
+
+struct Bz2Verdict {
+  bool ok = false;
+  std::vector<std::uint8_t> bytes;
+  bz2::BlockResult r;
+  std::string message;
+};
+
+inline Bz2Verdict cpu_block_verdict(const bz2::GpuBlockIn& in) {
+  Bz2Verdict v;
+  bz2::DecodeScratch scratch;
+  try {
+    v.r = bz2::decode_block(*in.window, in.bit, 9, v.bytes, scratch, in.where, in.window_is_end);
+    v.ok = true;
+  } catch (const CorruptDataError& e) {
+    v.message = e.what();
+    v.bytes.clear();
+  }
+  return v;
+}
+
+inline Bz2Verdict batch_verdict(const bz2::GpuBlockOut& o) {
+  Bz2Verdict v;
+  if (o.error) {
+    try {
+      std::rethrow_exception(o.error);
+    } catch (const CorruptDataError& e) {
+      v.message = e.what();
+    }
+  } else {
+    v.ok = true;
+    v.bytes = o.bytes;
+    v.r = o.r;
+  }
+  return v;
+}
+
+// The bits of every block magic on the chain of `file` (one stream), by the CPU reader.
+inline std::vector<std::uint64_t> bz2_block_bits(const std::vector<std::uint8_t>& file) {
+  std::vector<std::uint64_t> bits;
+  bz2::DecodeScratch scratch;
+  std::uint64_t bit = bz2::kHeaderBytes * 8;
+  for (;;) {
+    std::vector<bz2::Magic> m;
+    bz2::find_magics(file, bit, bit + 48, m);
+    if (m.empty() || m.front().end) break;
+    bits.push_back(bit);
+    std::vector<std::uint8_t> sink;
+    bit = bz2::decode_block(file, bit, 9, sink, scratch, bz2::Where{}).end_bit;
+  }
+  return bits;
+}
+
+// A batch's results against the CPU reader's verdicts, candidate by candidate.
+inline void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, const std::vector<bz2::GpuBlockOut>& outs, const std::string& what) {
+  ASSERT_EQ(outs.size(), blocks.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << what << ", candidate " << i << " at bit " << blocks[i].bit);
+    const Bz2Verdict want = cpu_block_verdict(blocks[i]);
+    const Bz2Verdict got = batch_verdict(outs[i]);
+    ASSERT_EQ(got.ok, want.ok) << "batch: " << (got.ok ? "decoded" : got.message) << "; CPU: " << (want.ok ? "decoded" : want.message);
+    if (!want.ok) {
+      EXPECT_EQ(got.message, want.message);
+      continue;
+    }
+    ASSERT_EQ(got.bytes.size(), want.bytes.size());
+    ASSERT_TRUE(got.bytes == want.bytes) << "first difference at byte "
+                                         << (std::mismatch(got.bytes.begin(), got.bytes.end(), want.bytes.begin()).first - got.bytes.begin());
+    EXPECT_EQ(got.r.stored_crc, want.r.stored_crc);
+    EXPECT_EQ(got.r.end_bit, want.r.end_bit);
+    EXPECT_EQ(got.r.nblock, want.r.nblock);
+    EXPECT_EQ(got.r.bytes, want.r.bytes);
+  }
+}
+
+}  // namespace parcomp::testing

@@ -1,0 +1,157 @@
+// The GPU's inverse BWT for .bz2 (codec/common/bz2_block.hpp: ruler_walk, ruler_rank, ruler_emit,
+// ruler_repeat; kernels/bz2 runs these lines with one thread per ruler or block), run here on the
+// CPU one "thread" after the other: for every block, origPtr and kind of links (a real BWT, a
+// periodic block's, and the arbitrary links of damaged data, whose chain may close early), its
+// bytes equal the serial walk's, bzip2's n steps. The CPU reader and the GPU decoder share
+// decode_symbols, which tests/cpu/test_bz2.cpp and the fuzzer check against libbz2.
+#include "codec/common/bz2_block.hpp"
+#include "datasets/synthetic.hpp"
+#include "kernels/bz2/bz2_decode.hpp"
+#include "reference/bwt.hpp"
+
+#include "common/bz2_blocks.hpp"
+#include "common/libbz2.hpp"
+#include "common/sample_inputs.hpp"
+#include "common/seeds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace {
+using namespace parcomp;
+using Bytes = std::vector<std::uint8_t>;
+
+// The bytes of links made from `last` (as decode_symbols leaves them) walked from origPtr: by
+// the serial walk and by the rulers with `poison` in every byte first.
+struct Both {
+  Bytes serial, rulers;
+  std::uint32_t cycle = 0;
+};
+Both decode_both(const Bytes& last, std::uint32_t orig, std::uint8_t poison) {
+  const auto n = static_cast<std::uint32_t>(last.size());
+  std::vector<std::uint32_t> tt(n);
+  std::uint32_t counts[256] = {};
+  for (std::uint32_t i = 0; i < n; ++i) {
+    tt[i] = last[i];
+    ++counts[last[i]];
+  }
+  bz2::link_rows(tt.data(), n, counts);
+  Both r;
+  r.serial.assign(n, 0);
+  bz2::walk(tt.data(), n, orig, r.serial.data());
+  const std::uint32_t slots = bz2::ruler_slots(n);
+  std::vector<std::uint32_t> succ(slots, 0xdeadbeef), dist(slots, 0xdeadbeef), start(slots, 0xdeadbeef);
+  for (std::uint32_t i = 0; i < slots; ++i) bz2::ruler_walk(tt.data(), n, orig, i, succ.data(), dist.data());
+  r.cycle = bz2::ruler_rank(succ.data(), dist.data(), n, orig, start.data());
+  r.rulers.assign(n, poison);
+  for (std::uint32_t i = 0; i < slots; ++i) bz2::ruler_emit(tt.data(), n, orig, i, dist.data(), start.data(), r.rulers.data());
+  for (std::uint32_t k = 0; k < n; ++k) bz2::ruler_repeat(r.rulers.data(), n, r.cycle, k);
+  return r;
+}
+
+void expect_same(const Bytes& last, std::uint32_t orig, const char* kind) {
+  SCOPED_TRACE(::testing::Message() << kind << ", " << last.size() << " bytes, origPtr " << orig);
+  for (const std::uint8_t poison : {0x00, 0xff}) {  // a byte left unwritten shows under one of them
+    const Both b = decode_both(last, orig, poison);
+    ASSERT_EQ(b.rulers.size(), b.serial.size());
+    const auto diff = std::mismatch(b.rulers.begin(), b.rulers.end(), b.serial.begin());
+    ASSERT_TRUE(diff.first == b.rulers.end()) << "first difference at byte " << (diff.first - b.rulers.begin()) << " (chain of "
+                                              << b.cycle << " rows)";
+    ASSERT_GE(b.cycle, 1u);
+    ASSERT_LE(b.cycle, last.size());
+  }
+}
+
+TEST(Bz2Rulers, RealBwtsGiveTheBlockBack) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const std::size_t n : {1, 2, 3, 255, 256, 257, 511, 513, 4097, 65537, 300001}) {
+    Bytes text(n);
+    for (auto& c : text) c = static_cast<std::uint8_t>(rng() % (n % 3 == 0 ? 4 : 256));  // few symbols: long ties
+    const auto t = reference::bwt_rotations(text);
+    expect_same(t.last, t.primary, "random text");
+    const Both b = decode_both(t.last, t.primary, 0);
+    ASSERT_EQ(b.rulers, text);  // and the bytes are the block's
+  }
+}
+
+TEST(Bz2Rulers, PeriodicBlocksRepeatTheirFirstCycle) {
+  for (const std::size_t period : {1, 2, 3, 7, 256, 1000}) {
+    for (const std::size_t n : {period, period * 2, period * 37, period * 1024 + 0}) {
+      Bytes text(n);
+      for (std::size_t i = 0; i < n; ++i) text[i] = static_cast<std::uint8_t>("periodic!"[i % period % 9] + i % period / 9);
+      const auto t = reference::bwt_rotations(text);
+      expect_same(t.last, t.primary, "periodic text");
+      const Both b = decode_both(t.last, t.primary, 0);
+      ASSERT_EQ(b.rulers, text);
+      ASSERT_EQ(n % b.cycle, 0u);
+    }
+  }
+}
+
+TEST(Bz2Rulers, AnyLinksAndOrigPtrGiveTheSerialWalksBytes) {
+  // Damaged blocks: arbitrary last columns and origPtrs, whose links split into cycles of any
+  // lengths (the chain through origPtr may close after a few rows, or miss every ruler).
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 200; ++round) {
+    const std::size_t n = 1 + rng() % (round < 150 ? 3000 : 200000);
+    Bytes last(n);
+    const unsigned alphabet = 1 + static_cast<unsigned>(rng() % 6 == 0 ? 1 : rng() % 256);
+    for (auto& c : last) c = static_cast<std::uint8_t>(rng() % alphabet);
+    if (round % 10 == 0) std::sort(last.begin(), last.end());  // sorted: every row its own cycle
+    expect_same(last, static_cast<std::uint32_t>(rng() % n), "arbitrary links");
+  }
+  expect_same(Bytes(900000, 'a'), 899999, "all equal, bzip2's largest block");
+}
+
+// The GPU decoder's whole batch (kernels/bz2: the symbols, walk, rank, emit and repeat steps over
+// the batch's layout), run by decode_batch_host, then ended as GpuBlockDecoder::collect ends it:
+// the CPU reader's bytes for libbz2's blocks, its messages for false candidates and damage.
+TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<Bytes> files;
+  for (const int level : {1, 2, 9}) {
+    files.push_back(parcomp::testing::libbz2_compress(parcomp::testing::word_text(250007, seed), level));
+    files.push_back(parcomp::testing::libbz2_compress(datasets::bytes_with_entropy(120001, 7.5, seed + 1), level));
+    files.push_back(parcomp::testing::libbz2_compress(parcomp::testing::periodic(230000, "abc"), level));
+    files.push_back(parcomp::testing::libbz2_compress(Bytes(level == 1 ? 1 : 500000, 'q'), level));
+  }
+  std::vector<Bytes> damaged;
+  for (int k = 0; k < 30; ++k) {
+    Bytes d = files[rng() % files.size()];
+    d[4 + rng() % std::min<std::size_t>(120, d.size() - 4)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    damaged.push_back(std::move(d));
+  }
+  std::vector<bz2::GpuBlockIn> blocks;
+  for (const Bytes& f : files) {
+    for (const std::uint64_t bit : parcomp::testing::bz2_block_bits(f)) blocks.push_back({&f, bit, true, bz2::Where{}});
+    blocks.push_back({&f, 32 + 1 + rng() % 200, true, bz2::Where{}});  // no magic there
+  }
+  for (const Bytes& d : damaged) blocks.push_back({&d, 32, true, bz2::Where{}});
+  const std::uint32_t limit = bz2::block_limit(9);
+  std::vector<bz2gpu::BatchBlock> table;
+  for (const auto& b : blocks) table.push_back({b.window->data(), b.window->size(), b.bit});
+  std::vector<std::uint8_t> scratch(bz2gpu::decode_scratch_bytes(blocks.size(), limit));
+  std::vector<bz2::BlockSymbols> info(blocks.size());
+  Bytes out(blocks.size() * std::size_t{limit}, 0xA5);
+  bz2gpu::decode_batch_host(table.data(), table.size(), limit, info.data(), out.data(), scratch.data(), scratch.size());
+  // Packed as collect() packs them.
+  std::vector<std::size_t> offset(blocks.size() + 1, 0);
+  Bytes packed;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const std::size_t n = info[i].error == bz2::BlockError::none ? info[i].nblock : 0;
+    packed.insert(packed.end(), out.begin() + static_cast<std::ptrdiff_t>(i * limit), out.begin() + static_cast<std::ptrdiff_t>(i * limit + n));
+    offset[i + 1] = packed.size();
+  }
+  parcomp::testing::expect_cpu_verdicts(blocks, bz2::GpuBlockDecoder::finish(blocks, info, packed, offset), "host steps");
+}
+
+}  // namespace

@@ -1,0 +1,187 @@
+// .bz2 blocks decoded on the GPU (bz2::GpuBlockDecoder over kernels/bz2) against the CPU reader
+// (bz2::decode_block, itself checked against libbz2 by tests/cpu/test_bz2.cpp and the fuzzer):
+// for every block of files libbz2 wrote at levels 1 to 9 (random, text, runs, periodic, all equal,
+// one byte), the same bytes and header fields; for false candidates (bits inside a block) and
+// damaged blocks, the same error message; blocks spread over several windows, many at once. The
+// output buffer is poisoned before each run (the decoder does it), so a byte left unwritten is a
+// CRC error, never stale data. And the engine with --gpu gives the input back.
+#include "codec/bz2.hpp"
+#include "codec/bz2_gpu.hpp"
+#include "codec/common/errors.hpp"
+#include "codec/engine.hpp"
+#include "datasets/synthetic.hpp"
+#include "kernels/common/cuda_check.hpp"
+
+#include "common/bz2_blocks.hpp"
+#include "common/libbz2.hpp"
+#include "common/mem_io.hpp"
+#include "common/sample_inputs.hpp"
+#include "gpu_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace {
+using namespace parcomp;
+using Bytes = std::vector<std::uint8_t>;
+using parcomp::testing::fresh_seed;
+using parcomp::testing::libbz2_compress;
+using parcomp::testing::bz2_block_bits;
+using parcomp::testing::sized;
+
+class Bz2Gpu : public parcomp::testing::GpuTest {};
+
+// Decodes the candidates on the GPU; expects the CPU reader's verdicts.
+void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, const std::string& what) {
+  cudaStream_t stream = nullptr;
+  PARCOMP_CUDA_CHECK(cudaStreamCreate(&stream));
+  bz2::GpuBlockDecoder decoder(stream, 9);
+  decoder.load(blocks);
+  decoder.run();
+  const auto outs = decoder.collect(blocks);
+  PARCOMP_CUDA_CHECK(cudaStreamDestroy(stream));
+  parcomp::testing::expect_cpu_verdicts(blocks, outs, what);
+}
+
+std::vector<std::pair<std::string, Bytes>> inputs(std::uint64_t seed) {
+  Bytes runs;
+  std::mt19937_64 rng(seed);
+  while (runs.size() < sized(700000, 150000)) runs.insert(runs.end(), 1 + rng() % 600, static_cast<std::uint8_t>(rng() % 5));
+  return {{"one byte", {'q'}},
+          {"four equal", Bytes(4, 'x')},
+          {"all equal", Bytes(sized(2000000, 300000), 'z')},
+          {"runs", runs},
+          {"text", parcomp::testing::word_text(sized(2500000, 400000) + 7, seed)},
+          {"random", datasets::bytes_with_entropy(sized(1500000, 300000) + 1, 8.0, seed)},
+          {"low entropy", datasets::bytes_with_entropy(sized(2000000, 300000) + 3, 1.5, seed + 1)},
+          {"periodic", parcomp::testing::periodic(sized(1800000, 300000), "xyz")}};
+}
+
+TEST_F(Bz2Gpu, BlocksLibbz2WroteGiveTheCpuReadersBytes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::vector<Bytes> files;
+  for (const auto& [name, in] : inputs(seed))
+    for (const int level : {1, 5, 9}) files.push_back(libbz2_compress(in, level));
+  std::vector<bz2::GpuBlockIn> blocks;  // every block of every file, in one batch
+  for (const Bytes& f : files)
+    for (const std::uint64_t bit : bz2_block_bits(f)) blocks.push_back({&f, bit, true, bz2::Where{}});
+  ASSERT_GT(blocks.size(), 20u);
+  expect_cpu_verdicts(blocks, "libbz2's blocks");
+}
+
+TEST_F(Bz2Gpu, FalseCandidatesAndDamageGiveTheCpuReadersErrors) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Bytes in = parcomp::testing::word_text(sized(1200000, 300000), seed);
+  const Bytes file = libbz2_compress(in, 3);
+  const std::vector<std::uint64_t> bits = bz2_block_bits(file);
+  ASSERT_GE(bits.size(), 2u);
+  std::vector<Bytes> damaged;
+  damaged.reserve(sized(400, 60));
+  std::vector<bz2::GpuBlockIn> blocks;
+  for (std::size_t k = 0; k < sized(400, 60); ++k) {
+    Bytes d = file;
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    for (int f = 0; f < flips; ++f) {
+      // Mostly in the first block's header and tables (the most varied errors), else anywhere.
+      const std::size_t byte = rng() % 4 == 0 ? rng() % d.size() : 4 + rng() % std::min<std::size_t>(200, d.size() - 4);
+      d[byte] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    }
+    if (rng() % 5 == 0) d.resize(d.size() / 2);  // truncated
+    damaged.push_back(std::move(d));
+  }
+  for (const Bytes& d : damaged) blocks.push_back({&d, bits[0], true, bz2::Where{}});
+  for (int k = 0; k < 40; ++k) blocks.push_back({&file, bits[0] + 1 + rng() % (bits[1] - bits[0] - 1), true, bz2::Where{}});  // not a magic
+  // A window that stops inside a block: not the input's end, so "longer than any block".
+  const Bytes cut(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(file.size() / 3));
+  blocks.push_back({&cut, bits[0], false, bz2::Where{}});
+  blocks.push_back({&cut, bits[0], true, bz2::Where{}});
+  expect_cpu_verdicts(blocks, "damaged");
+}
+
+TEST_F(Bz2Gpu, BlocksInSeveralWindowsWithBasesAndNames) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = datasets::bytes_with_entropy(sized(3000000, 500000) + 11, 4.0, seed);
+  const Bytes file = libbz2_compress(in, 2);
+  const std::vector<std::uint64_t> bits = bz2_block_bits(file);
+  ASSERT_GE(bits.size(), 3u);
+  // Each block in its own window, starting at the block's byte (as the engine's reader cuts them).
+  std::vector<Bytes> windows;
+  windows.reserve(bits.size());
+  std::vector<bz2::GpuBlockIn> blocks;
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const std::uint64_t byte = bits[i] / 8;
+    windows.emplace_back(file.begin() + static_cast<std::ptrdiff_t>(byte), file.end());
+    bz2::Where where;
+    where.stream = 0;
+    where.base = byte * 8;
+    blocks.push_back({&windows.back(), bits[i] % 8, true, where});
+    blocks.push_back({&file, bits[i], true, bz2::Where{1, i + 1, 0, 0}});  // the same block in the whole file
+  }
+  expect_cpu_verdicts(blocks, "windows");
+}
+
+// The engine, .bz2 with --gpu: the input back from libbz2's files (several streams too), GPU-only
+// and mixed with CPU workers, many batches; a damaged stream is the CPU engine's error.
+TEST_F(Bz2Gpu, EngineDecodesOnTheGpu) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  Bytes in = datasets::bytes_with_entropy(sized(6000000, 1200000) + 777, 3.0, seed);
+  in.insert(in.end(), 300000, 'a');
+  for (int i = 0; i < 250000; ++i) in.push_back("xyz"[i % 3]);
+  Bytes file = libbz2_compress(in, 1);
+  const Bytes second = libbz2_compress(Bytes(in.begin(), in.begin() + 100001), 9);
+  file.insert(file.end(), second.begin(), second.end());
+  Bytes want = in;
+  want.insert(want.end(), in.begin(), in.begin() + 100001);
+  auto run = [seed](const Bytes& f, const engine::Options& o, engine::Stats* st) {
+    parcomp::testing::MemSource src(f, seed);
+    parcomp::testing::MemSink sink;
+    const engine::Stats s = engine::decompress(src, sink, o);
+    if (st) *st = s;
+    return sink.b;
+  };
+  for (const int threads : {0, 3}) {
+    SCOPED_TRACE(::testing::Message() << threads << " CPU workers");
+    engine::Options o;
+    o.use_gpus = true;
+    o.require_gpu = true;
+    o.cpu_threads = threads;
+    o.gpu_batch_blocks = 4;
+    engine::Stats st;
+    const Bytes got = run(file, o, &st);
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_TRUE(got == want);
+    EXPECT_GT(st.gpu_blocks, 0u);
+    if (threads == 0) {
+      EXPECT_EQ(st.gpu_blocks, st.blocks);
+    }
+    EXPECT_EQ(st.streams, 2u);
+    // Damage in the middle: the CPU engine's message.
+    Bytes bad = file;
+    bad[bad.size() / 3] ^= 0x10;
+    engine::Options cpu;
+    cpu.use_gpus = false;
+    cpu.cpu_threads = 2;
+    std::string want_msg, got_msg;
+    try {
+      run(bad, cpu, nullptr);
+    } catch (const CorruptDataError& e) {
+      want_msg = e.what();
+    }
+    try {
+      run(bad, o, nullptr);
+    } catch (const CorruptDataError& e) {
+      got_msg = e.what();
+    }
+    ASSERT_FALSE(want_msg.empty());
+    EXPECT_EQ(got_msg, want_msg);
+  }
+}
+
+}  // namespace
