@@ -8,13 +8,15 @@
 #   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench] [--no-tests]
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
-#                [--sanitizer-timeout SECONDS] [--no-cpu-tests]
+#                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
 # checkout, verified by sha256) into $PARCOMP_DATA (default: DIR/../parcomp-data), so that the
 # real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
 # --no-cpu-tests leaves out the CPU tests (CI runs them; on a GPU host they take device time).
+# With the sanitizers, the GPU .bz2 decoder is also fuzzed under memcheck: N mutated files
+# (--bz2-fuzz-files, default 10000; 0 leaves it out), Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts.
 #
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
 # smaller inputs) and split the tests into N shards per tool (default 3; racecheck M, default 8),
@@ -42,6 +44,7 @@ racecheck_shards=8
 sanitizer_timeout=0
 tests=1
 cpu_tests=1
+bz2_fuzz_files=10000
 mirror=""
 fetch_names=""
 extra=()
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
     --sanitizer-timeout) sanitizer_timeout="$2"; shift 2 ;;
     --no-tests) tests=0; shift ;;
     --no-cpu-tests) cpu_tests=0; shift ;;
+    --bz2-fuzz-files) bz2_fuzz_files="$2"; shift 2 ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -171,6 +175,11 @@ if [ -n "$sanitizers" ]; then
         summary+=("FAILED  compute-sanitizer $tool: $found reports, or a shard failed: see sanitizer-$tool-*.log"); failed=1
       fi
     done
+    if [ "$bz2_fuzz_files" -gt 0 ]; then
+      step "GPU .bz2 decoder fuzzed under memcheck ($bz2_fuzz_files mutated files)" "$out/bz2-fuzz-memcheck.log" \
+        env PARCOMP_BZ2_FUZZ_FILES="$bz2_fuzz_files" compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 50 \
+        "$tests_gpu" --gtest_filter='Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts'
+    fi
   else
     summary+=("FAILED  compute-sanitizer not found"); failed=1
   fi

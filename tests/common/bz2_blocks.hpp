@@ -22,11 +22,12 @@ struct Bz2Verdict {
   std::string message;
 };
 
-inline Bz2Verdict cpu_block_verdict(const bz2::GpuBlockIn& in) {
+// level: the decoder's (its block limit).
+inline Bz2Verdict cpu_block_verdict(const bz2::GpuBlockIn& in, int level = 9) {
   Bz2Verdict v;
   bz2::DecodeScratch scratch;
   try {
-    v.r = bz2::decode_block(*in.window, in.bit, 9, v.bytes, scratch, in.where, in.window_is_end);
+    v.r = bz2::decode_block(*in.window, in.bit, level, v.bytes, scratch, in.where, in.window_is_end);
     v.ok = true;
   } catch (const CorruptDataError& e) {
     v.message = e.what();

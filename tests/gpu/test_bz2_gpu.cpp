@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -124,6 +126,76 @@ TEST_F(Bz2Gpu, BlocksInSeveralWindowsWithBasesAndNames) {
     blocks.push_back({&file, bits[i], true, bz2::Where{1, i + 1, 0, 0}});  // the same block in the whole file
   }
   expect_cpu_verdicts(blocks, "windows");
+}
+
+// Fuzzing the GPU decoder: PARCOMP_BZ2_FUZZ_FILES mutated files (default 10,000; 2,000 in the
+// small-size mode), each a level-1 file of a small random input with bits flipped, bytes
+// overwritten or cut off, decoded on the GPU in batches of 1,000 from the first block's bit and from
+// a random bit: the CPU reader's verdict every time, and (under compute-sanitizer memcheck, as
+// scripts/gpu-check.sh runs it) no access outside the buffers.
+TEST_F(Bz2Gpu, MutatedFilesGiveTheCpuReadersVerdicts) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::size_t files = sized(10000, 2000);
+  if (const char* env = std::getenv("PARCOMP_BZ2_FUZZ_FILES"); env != nullptr && *env != '\0') files = std::stoul(env);
+  std::vector<Bytes> bases;
+  for (int k = 0; k < 24; ++k) {
+    const std::size_t n = 1 + rng() % 40000;
+    const Bytes in = k % 3 == 0 ? parcomp::testing::word_text(n, seed + k)
+                     : k % 3 == 1 ? datasets::bytes_with_entropy(n, 0.5 + static_cast<double>(rng() % 75) / 10.0, seed + k)
+                                  : parcomp::testing::periodic(n, std::string(1 + rng() % 5, static_cast<char>('a' + k)));
+    bases.push_back(libbz2_compress(in, 1));
+  }
+  cudaStream_t stream = nullptr;
+  PARCOMP_CUDA_CHECK(cudaStreamCreate(&stream));
+  bz2::GpuBlockDecoder decoder(stream, 1);
+  std::size_t done = 0, decoded = 0;
+  while (done < files) {
+    const std::size_t batch = std::min<std::size_t>(1000, files - done);
+    std::vector<Bytes> mutated(batch);
+    std::vector<bz2::GpuBlockIn> blocks;
+    for (std::size_t i = 0; i < batch; ++i) {
+      Bytes d = bases[rng() % bases.size()];
+      switch (rng() % 4) {
+        case 0:  // bit flips in the header and tables
+          for (int f = 1 + static_cast<int>(rng() % 3); f > 0; --f)
+            d[4 + rng() % std::min<std::size_t>(80, d.size() - 4)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+          break;
+        case 1:  // bit flips anywhere
+          for (int f = 1 + static_cast<int>(rng() % 8); f > 0; --f) d[rng() % d.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+          break;
+        case 2:  // a run of random bytes
+          for (std::size_t at = rng() % d.size(), len = 1 + rng() % 16; len > 0 && at < d.size(); --len, ++at)
+            d[at] = static_cast<std::uint8_t>(rng());
+          break;
+        default:  // cut short
+          d.resize(1 + rng() % d.size());
+      }
+      mutated[i] = std::move(d);
+    }
+    for (std::size_t i = 0; i < batch; ++i) {
+      blocks.push_back({&mutated[i], 32, true, bz2::Where{}});
+      if (i % 4 == 0) blocks.push_back({&mutated[i], rng() % (mutated[i].size() * 8), rng() % 2 == 0, bz2::Where{}});
+    }
+    decoder.load(blocks);
+    decoder.run();
+    const auto outs = decoder.collect(blocks);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const auto want = parcomp::testing::cpu_block_verdict(blocks[i], 1);
+      const auto got = parcomp::testing::batch_verdict(outs[i]);
+      ASSERT_EQ(got.ok, want.ok) << "file " << done + i << ": GPU " << (got.ok ? "decoded" : got.message) << "; CPU "
+                                 << (want.ok ? "decoded" : want.message);
+      ASSERT_EQ(got.bytes, want.bytes) << "file " << done + i;
+      if (!want.ok) {
+        ASSERT_EQ(got.message, want.message) << "file " << done + i;
+      }
+      decoded += got.ok ? 1 : 0;
+    }
+    done += batch;
+  }
+  PARCOMP_CUDA_CHECK(cudaStreamDestroy(stream));
+  std::printf("%zu mutated files (%zu block candidates decoded without error)\n", done, decoded);
 }
 
 // The engine, .bz2 with --gpu: the input back from libbz2's files (several streams too), GPU-only
