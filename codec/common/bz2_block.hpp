@@ -8,7 +8,7 @@
 // where it was found (codec/bz2.hpp turns it into a message).
 //
 // The inverse BWT from origPtr alone: link_rows makes tt[row] = next row << 8 | the row's last
-// byte (bzip2's tt); the block's bytes (before the inverse initial run-length stage) are then
+// byte (bzip2's tt; link_next and pack_row make the same on the GPU); the block's bytes (before the inverse initial run-length stage) are then
 // out[k] = byte of s_k, s_0 = next(origPtr), s_{k+1} = next(s_k). walk() follows the chain on one
 // core. For the GPU the chain is ranked with rulers (ours; list ranking by a sparse ruling set):
 // the rows 0, K, 2K, ... and origPtr are rulers; every ruler walks to the next ruler on its
@@ -282,6 +282,18 @@ PARCOMP_HD inline void link_rows(std::uint32_t* tt, std::uint32_t n, const std::
   }
   for (std::uint32_t i = 0; i < n; ++i) tt[start[tt[i] & 0xff]++] |= i << 8;
 }
+
+// The same links for one GPU thread: next[row] = next row (stores only: a read-modify-write of
+// tt would wait for every read), the rows' bytes in their own array; pack_row joins them into tt.
+PARCOMP_HD inline void link_next(std::uint32_t* next, const std::uint8_t* bytes, std::uint32_t n, const std::uint32_t* counts) {
+  std::uint32_t start[256];
+  for (std::uint32_t c = 0, sum = 0; c < 256; ++c) {
+    start[c] = sum;
+    sum += counts[c];
+  }
+  for (std::uint32_t i = 0; i < n; ++i) next[start[bytes[i]]++] = i;
+}
+PARCOMP_HD inline void pack_row(std::uint32_t* tt, const std::uint8_t* bytes, std::uint32_t row) { tt[row] = tt[row] << 8 | bytes[row]; }
 
 // The block's n bytes from its linked rows, on one core.
 PARCOMP_HD inline void walk(const std::uint32_t* tt, std::uint32_t n, std::uint32_t orig_ptr, std::uint8_t* out) {

@@ -51,6 +51,8 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
   const std::size_t rulers = count * a.slots(), bytes = count * limit;
   symbols_kernel<<<static_cast<unsigned>(count), 1, 0, stream>>>(a);
   PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::pack><<<grid_for(bytes), kThreads, 0, stream>>>(a, bytes);
+  PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::walk><<<grid_for(rulers), kThreads, 0, stream>>>(a, rulers);
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::rank><<<grid_for(count), kThreads, 0, stream>>>(a, count);
@@ -68,6 +70,7 @@ void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit;
   for (std::size_t b = 0; b < count; ++b) steps::symbols(a, b);
+  for (std::size_t g = 0; g < bytes; ++g) steps::pack(a, g);
   for (std::size_t g = 0; g < rulers; ++g) steps::walk(a, g);
   for (std::size_t b = 0; b < count; ++b) steps::rank(a, b);
   for (std::size_t g = 0; g < rulers; ++g) steps::emit(a, g);

@@ -4,7 +4,9 @@
 // the ones the CPU reader runs:
 //   symbols   one thread per block (a first version: a block's symbols are a serial chain of
 //             variable-length codes; each thread decodes a whole block as bzip2 does), then the
-//             same thread links the rows (tt, a stable counting sort of the block's bytes).
+//             same thread links the rows (a stable counting sort of the block's bytes, writing
+//             each row's next row: stores only, so that the thread never waits for a read);
+//   pack      every row at once: tt = next row << 8 | the row's byte (bzip2's tt).
 //   rulers    the chain of rows is ranked with rulers (bz2_block.hpp): every K-th row walks to
 //             the next ruler at once (one thread per ruler), one thread per block chains the
 //             rulers, every ruler writes its stretch, and a periodic block's first cycle is

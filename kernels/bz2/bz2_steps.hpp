@@ -63,15 +63,24 @@ inline Batch batch(const BatchBlock* blocks, std::size_t count, std::uint32_t li
           out};
 }
 
-// Block b: its symbols into tt's low bytes, then the links (items: count).
+// Block b: its symbols (the rows' bytes, in out until the inverse BWT writes there), then each
+// row's next row in tt (items: count).
 PARCOMP_HD inline void symbols(const Batch& a, std::size_t b) {
   std::uint32_t counts[256];
-  std::uint32_t* t = a.tt + b * a.limit;
+  std::uint8_t* bytes = a.out + b * a.limit;
   const BatchBlock blk = a.blocks[b];
   const bz2::BlockSymbols s = bz2::decode_symbols(blk.window, blk.window_bytes, blk.bit, a.limit, a.work[b], counts,
-                                                  [t](std::uint32_t i, std::uint8_t v) { t[i] = v; });
-  if (s.error == bz2::BlockError::none) bz2::link_rows(t, s.nblock, counts);
+                                                  [bytes](std::uint32_t i, std::uint8_t v) { bytes[i] = v; });
+  if (s.error == bz2::BlockError::none) bz2::link_next(a.tt + b * a.limit, bytes, s.nblock, counts);
   a.info[b] = s;
+}
+
+// Row g % limit of block g / limit: tt = next row << 8 | byte (items: count * limit).
+PARCOMP_HD inline void pack(const Batch& a, std::size_t g) {
+  const std::size_t b = g / a.limit;
+  const bz2::BlockSymbols& s = a.info[b];
+  if (s.error != bz2::BlockError::none || g % a.limit >= s.nblock) return;
+  bz2::pack_row(a.tt + b * a.limit, a.out + b * a.limit, static_cast<std::uint32_t>(g % a.limit));
 }
 
 // Ruler slot g % slots of block g / slots walks to the next ruler (items: count * slots).
