@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, prepare data, run the benchmarks, write
+# The main job: install what is missing, build, prepare data, run the benchmarks one experiment
+# at a time with a progress line after each (time spent, an estimate of what is left), write
 # results/<gpu>/<date>-<sha>.json and regenerate the plots into plots/out/.
 #
 #   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [--with-nvcomp] [-- extra parcomp-bench args]
@@ -58,10 +59,30 @@ sha=$(git -C "$PARCOMP_ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo unkno
 outdir="$PARCOMP_ROOT/results/$gpu"
 out="$outdir/$(date -u +%Y%m%d-%H%M%S)-$sha.json"
 mkdir -p "$outdir"
-args=(--benchmark_filter="$filter" --benchmark_out="$out" --benchmark_out_format=json)
+args=()
 [ $quick -eq 1 ] && args+=(--parcomp_max_log2=20 --benchmark_repetitions=1)
-say "running parcomp-bench ${args[*]} ${extra[*]}"
-"$bench" "${args[@]}" "${extra[@]}"
+# One experiment at a time, with a progress line after each (scripts/run_experiments.py); the
+# estimate of what is left comes from the newest earlier run on this GPU that recorded its
+# experiments' seconds.
+earlier=$(python3 - "$outdir" <<'PY'
+import json, sys
+from pathlib import Path
+best = ""
+for p in sorted(Path(sys.argv[1]).glob("*.json")):
+    try:
+        if "experiment_seconds" in json.loads(p.read_text()).get("context", {}):
+            best = str(p)
+    except (OSError, ValueError):
+        pass
+print(best)
+PY
+)
+say "running parcomp-bench one experiment at a time: filter '$filter' ${args[*]} ${extra[*]}"
+status=0
+python3 "$PARCOMP_ROOT/scripts/run_experiments.py" "$bench" --out "$out" --filter "$filter" ${earlier:+--estimate "$earlier"} \
+  -- "${args[@]}" "${extra[@]}" || status=$?
 say "results: $out"
+[ -f "$out" ] || die "no results were written"
 python3 "$PARCOMP_ROOT/plots/make_all.py" "$out" --out "$PARCOMP_ROOT/plots/out"
 say "plots: $PARCOMP_ROOT/plots/out/"
+[ $status -eq 0 ] || die "some benchmark calls failed (see above); the results and plots hold the others"
