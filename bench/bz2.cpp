@@ -1,11 +1,14 @@
-// bz2.compress (ours, issue #14), device-resident: the stage the GPU does in .bz2 compression
-// today, the sort (bwt::forward_segments) of every block of the dataset at once, blocks cut as
-// bzip2 -9 cuts them and after its initial run-length stage (done on the host, untimed, as the
-// engine does). Named bz2.compress/gpu.sort.kernels/<dataset>/n=<bytes>: bytes_per_second of the
-// original (uncompressed) input, bw_util, blocks. It is one stage, not the whole compression
-// (coding runs on the host); the wall time of the programs is in bench/tool.cpp
+// bz2.compress (ours, issue #14), device-resident: the GPU's stages of .bz2 compression over every
+// block of the dataset at once, blocks cut as bzip2 -9 cuts them and after its initial run-length
+// stage (done on the host, untimed, as the engine does):
+//   gpu.sort.kernels   the sort alone (bwt::forward_segments);
+//   gpu.kernels        the sort and the encoder (bz2gpu::encode_batch: MTF, zero runs, tables,
+//                      codes): all the GPU does; the host then only packs the blocks' bits.
+// Named bz2.compress/<row>/<dataset>/n=<bytes>: bytes_per_second of the original (uncompressed)
+// input, bw_util, blocks. The wall time of the programs is in bench/tool.cpp
 // (bz2.compress/<program>/..., bz2.decompress/<program>/...). Checked first: every block's last
-// column and primary index equal the oracle's (reference::bwt_rotations).
+// column and primary index equal the oracle's (reference::bwt_rotations), and with the encoder
+// every block's bits equal the CPU writer's (bz2::encode_block, bzip2's bytes).
 // bz2.decompress (ours), device-resident: the GPU's stages of .bz2 decompression
 // (bz2::GpuBlockDecoder::run: every block's symbols and inverse BWT, all blocks of the file at
 // once) on the file libbz2 writes at -9 (bzip2 -9's bytes), the compressed file already on the
@@ -20,6 +23,8 @@
 #include "common/harness.hpp"
 #include "common/inputs.hpp"
 #include "kernels/bwt/bwt.hpp"
+#include "kernels/bz2/bz2_encode.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "reference/bwt.hpp"
 
@@ -32,18 +37,20 @@ namespace parcomp::bench {
 
 namespace {
 
-void bz2_sort(benchmark::State& state, int level, ByteInputSpec spec, std::string name) {
+void bz2_sort(benchmark::State& state, int level, bool encode, ByteInputSpec spec, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
     const auto in = byte_input(spec);
     if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
     std::vector<std::uint8_t> rle;
     std::vector<std::uint64_t> offsets{0};
+    std::vector<std::uint32_t> crc;
     const std::span<const std::uint8_t> all(in->bytes);
     for (std::size_t at = 0; at < all.size();) {
       const std::size_t cut = bz2::cut_block(all.subspan(at), level, true);
       bz2::rle1_encode(all.subspan(at, cut), rle);
       offsets.push_back(rle.size());
+      crc.push_back(bz2::block_crc(all.subspan(at, cut)));
       at += cut;
     }
     const std::size_t n = rle.size(), count = offsets.size() - 1;
@@ -65,8 +72,38 @@ void bz2_sort(benchmark::State& state, int level, ByteInputSpec spec, std::strin
         bad = std::min<std::size_t>(bad, b);
     });
     if (bad != count) return fail(state, name, fmt::format("block {}: the GPU's BWT differs from the oracle's", bad.load()));
+    // The encoder: every block's bits against the CPU writer's.
+    std::size_t largest = 0;
+    for (std::size_t b = 0; b < count; ++b) largest = std::max<std::size_t>(largest, offsets[b + 1] - offsets[b]);
+    const std::size_t stride = bz2gpu::encode_stride(largest);
+    DeviceBuffer<std::uint8_t> d_out(encode ? count * stride : 0);
+    DeviceBuffer<std::uint64_t> d_offsets(count + 1), d_bits(count);
+    DeviceBuffer<std::uint32_t> d_crc(count);
+    DeviceBytes encode_scratch(encode ? bz2gpu::encode_scratch_bytes(count) : 0);
+    auto run_encoder = [&](cudaStream_t s) {
+      bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
+                           encode_scratch.data(), encode_scratch.size_bytes(), s);
+    };
+    if (encode) {
+      d_offsets.upload(offsets);
+      d_crc.upload(crc);
+      d_out.fill_bytes(0xA5);
+      run_encoder(timing.stream());
+      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
+      const auto out = d_out.download();
+      const auto bits = d_bits.download();
+      for_each_block(count, 0, [&](std::size_t b) {
+        thread_local bz2::EncodeScratch es;
+        bz2::BlockBits want;
+        bz2::encode_block({last.data() + offsets[b], offsets[b + 1] - offsets[b]}, primary[b], crc[b], want, es);
+        if (bits[b] != want.bits || !std::equal(want.bytes.begin(), want.bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(b * stride)))
+          bad = std::min<std::size_t>(bad, b);
+      });
+      if (bad != count) return fail(state, name, fmt::format("block {}: the GPU encoder's bits differ from the CPU writer's", bad.load()));
+    }
     const double seconds = timing.run(state, name, [&](cudaStream_t s) {
       bwt::forward_segments(d_in.data(), offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), s);
+      if (encode) run_encoder(s);
     });
     set_throughput_counters(state, in->bytes.size());
     set_bandwidth_counter(state, 2 * n, seconds);
@@ -130,10 +167,11 @@ void bz2_decode(benchmark::State& state, int level, ByteInputSpec spec, std::str
 }  // namespace
 
 void register_bz2() {
-  for (const auto& [spec, n] : landscape_inputs_sized()) {
-    const std::string name = fmt::format("bz2.compress/gpu.sort.kernels/{}/n={}", spec.label, n);
-    configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, spec, name));
-  }
+  for (const auto& [spec, n] : landscape_inputs_sized())
+    for (const bool encode : {false, true}) {
+      const std::string name = fmt::format("bz2.compress/{}/{}/n={}", encode ? "gpu.kernels" : "gpu.sort.kernels", spec.label, n);
+      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, encode, spec, name));
+    }
   for (const auto& [spec, n] : landscape_inputs_sized()) {
     const std::string name = fmt::format("bz2.decompress/gpu.kernels/{}/n={}", spec.label, n);
     configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_decode, 9, spec, name));

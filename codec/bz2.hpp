@@ -21,7 +21,8 @@
 #pragma once
 
 #include "codec/common/bits.hpp"
-#include "codec/common/bz2_block.hpp"  // the format's constants, a block's symbols and inverse BWT (host and device)
+#include "codec/common/bz2_block.hpp"   // the format's constants, a block's symbols and inverse BWT (host and device)
+#include "codec/common/bz2_encode.hpp"  // a block's bits from its BWT, bzip2's Huffman lengths (host and device)
 #include "codec/common/errors.hpp"
 
 #include <array>
@@ -71,8 +72,7 @@ struct BlockBits {
 
 // The working memory of encode_block, reused from block to block.
 struct EncodeScratch {
-  std::vector<std::uint16_t> mtfv;
-  std::vector<std::uint8_t> selectors;
+  std::unique_ptr<EncodeWork> work;
 };
 
 // The block's bits from its BWT (`last`, the sorted rotations' last bytes of the stage's output,
@@ -81,11 +81,6 @@ struct EncodeScratch {
 // code lengths with bzip2's Huffman rule, selectors, codes).
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
                   EncodeScratch& scratch);
-
-// bzip2's Huffman code lengths (BZ2_hbMakeCodeLengths): a zero frequency counts as 1; ties by the
-// heap's order with subtree depth in the weight's low byte; while a length exceeds max_length, every
-// frequency f becomes 1 + f / 2 and the tree is rebuilt.
-void make_code_lengths(const std::int32_t* freq, int alphabet, int max_length, std::uint8_t* lengths);
 
 // A stream written block by block, its bits packed across block boundaries: header() once,
 // add() per block in order, finish() once. Complete bytes are appended to the vector given; the

@@ -112,7 +112,7 @@ Stats decompress(Source& in, Sink& out, const Options& options);
 // workers, written as one stream whose bytes are bzip2's. Decompression finds the blocks by their
 // magics (every bit offset; a magic inside a block's data is told apart by decoding from the block
 // before it), decodes them on the CPU workers and checks every CRC. With require_gpu (--gpu) the
-// GPUs take .bz2 work too: they sort the blocks in compression (the host codes them), and decode
+// GPUs take .bz2 work too: they sort and write the blocks in compression (the host packs them), and decode
 // batches of blocks in decompression (codec/bz2_gpu.hpp); both are new, not yet validated on a
 // device, so not the default. compress() and decompress() call these for .bz2.
 Stats compress_bz2(Source& in, Sink& out, const Options& options);

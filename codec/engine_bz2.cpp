@@ -7,6 +7,7 @@
 #include "engine_detail.hpp"
 #include "codec/common/parallel.hpp"
 #include "kernels/bwt/bwt.hpp"
+#include "kernels/bz2/bz2_encode.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/nvtx.hpp"
 
@@ -42,109 +43,133 @@ struct OutBits {
   bool gpu = false;
 };
 
-// A GPU worker's batch: the blocks after the initial run-length stage, one after the other, and
-// once the GPU sorted them, each block's BWT (last bytes and primary index).
-struct SortedBatch {
+// A GPU worker's batch, readied on the host: the blocks after the initial run-length stage, one
+// after the other, and the CRC of each block's input. An empty batch ends the GPU's loop.
+struct PreparedBatch {
   std::vector<InBlock> items;
-  Bytes rle, last;
+  Bytes rle;
   std::vector<std::uint64_t> offsets{0};
-  std::vector<std::uint32_t> primary;
+  std::vector<std::uint32_t> crc;
 };
 
-// One GPU in .bz2 compression: the GPU sorts every block of a batch at once
-// (bwt::forward_segments); an encoder thread turns each sorted block into its bits on the host
-// (bz2::encode_block: bzip2's MTF, RUNA/RUNB and Huffman coding, on every hardware thread) while
-// the GPU sorts the next batch. Results are published block by block, as the CPU workers'.
+// One GPU in .bz2 compression: a preparer thread claims a batch and runs the initial run-length
+// stage and the CRCs on every host thread; the GPU sorts every block of the batch at once
+// (bwt::forward_segments) and writes each block's bits (bz2gpu::encode_batch: bzip2's MTF, zero
+// runs, table choice and codes, the CPU workers' own lines), while the preparer readies the next
+// batch. The host downloads the blocks and publishes them, as the CPU workers' results.
 template <typename J>
 void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
   cudaStream_t stream = nullptr;
   PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
-  DeviceBuffer<std::uint8_t> d_in, d_last;
-  DeviceBuffer<std::uint32_t> d_primary;
-  DeviceBytes scratch;
+  DeviceBuffer<std::uint8_t> d_in, d_last, d_out;
+  DeviceBuffer<std::uint32_t> d_primary, d_crc;
+  DeviceBuffer<std::uint64_t> d_offsets, d_bits;
+  DeviceBytes scratch, encode_scratch;
   std::mutex hm;
   std::condition_variable hcv;
-  std::optional<SortedBatch> slot;  // sorted, waiting for the encoder
-  bool closing = false, encoder_gone = false;
+  std::optional<PreparedBatch> slot;  // readied, waiting for the GPU
+  bool gpu_gone = false;
   std::uint64_t blocks_done = 0;
-  std::thread encoder([&] {
+  std::thread preparer([&] {
     try {
       for (;;) {
-        SortedBatch b;
-        {
-          std::unique_lock lock(hm);
-          hcv.wait(lock, [&] { return slot.has_value() || closing; });
-          if (!slot) break;
-          b = std::move(*slot);
-          slot.reset();
-          hcv.notify_all();
-        }
-        std::vector<OutBits> outs(b.items.size());
+        PreparedBatch b;
+        b.items = job.claim(o.gpu_batch_blocks, true);
+        std::vector<Bytes> rle(b.items.size());
+        b.crc.resize(b.items.size());
         for_each_block(b.items.size(), 0, [&](std::size_t i) {
-          thread_local bz2::EncodeScratch es;
-          const std::span<const std::uint8_t> last(b.last.data() + b.offsets[i], b.offsets[i + 1] - b.offsets[i]);
-          bz2::encode_block(last, b.primary[i], bz2::block_crc(b.items[i].bytes), outs[i].bits, es);
-          outs[i].input_bytes = b.items[i].bytes.size();
-          outs[i].gpu = true;
+          bz2::rle1_encode(b.items[i].bytes, rle[i]);
+          b.crc[i] = bz2::block_crc(b.items[i].bytes);
         });
-        for (std::size_t i = 0; i < outs.size(); ++i) job.publish(b.items[i].seq, std::move(outs[i]));
-        blocks_done += outs.size();
+        for (const Bytes& r : rle) {
+          b.rle.insert(b.rle.end(), r.begin(), r.end());
+          b.offsets.push_back(b.rle.size());
+        }
+        const bool last = b.items.empty();
+        std::unique_lock lock(hm);
+        hcv.wait(lock, [&] { return !slot.has_value() || gpu_gone; });
+        if (gpu_gone) return;
+        slot = std::move(b);
+        hcv.notify_all();
+        if (last) return;
       }
     } catch (...) {
       job.fail(std::current_exception());
-    }
-    const std::lock_guard lock(hm);
-    encoder_gone = true;
-    hcv.notify_all();
-  });
-  auto close_encoder = [&] {
-    {
       const std::lock_guard lock(hm);
-      closing = true;
+      slot = PreparedBatch{};  // ends the GPU's loop
       hcv.notify_all();
     }
-    encoder.join();
+  });
+  auto stop_preparer = [&] {
+    {
+      const std::lock_guard lock(hm);
+      gpu_gone = true;
+      hcv.notify_all();
+    }
+    preparer.join();
   };
   try {
     for (;;) {
-      auto items = job.claim(o.gpu_batch_blocks, true);
-      if (items.empty()) break;
-      SortedBatch b;
-      for (const auto& it : items) {
-        bz2::rle1_encode(it.bytes, b.rle);
-        b.offsets.push_back(b.rle.size());
+      PreparedBatch b;
+      {
+        std::unique_lock lock(hm);
+        hcv.wait(lock, [&] { return slot.has_value(); });
+        b = std::move(*slot);
+        slot.reset();
+        hcv.notify_all();
       }
-      b.items = std::move(items);
+      if (b.items.empty()) break;
       const std::size_t n = b.rle.size(), count = b.items.size();
+      std::size_t largest = 0;
+      for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, b.offsets[i + 1] - b.offsets[i]);
+      const std::size_t stride = bz2gpu::encode_stride(largest);
       d_in.grow(n);
       d_last.grow(n);
       d_primary.grow(count);
+      d_crc.grow(count);
+      d_offsets.grow(count + 1);
+      d_bits.grow(count);
+      d_out.grow(count * stride);
       const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
       if (need > scratch.size_bytes()) scratch = DeviceBytes(need);
+      if (bz2gpu::encode_scratch_bytes(count) > encode_scratch.size_bytes()) encode_scratch = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.data(), n, cudaMemcpyHostToDevice, stream));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
       bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
-      b.last.resize(n);
-      b.primary.resize(count);
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(b.last.data(), d_last.data(), n, cudaMemcpyDeviceToHost, stream));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(b.primary.data(), d_primary.data(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+      bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
+                           encode_scratch.data(), encode_scratch.size_bytes(), stream);
+      std::vector<std::uint64_t> bits(count);
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bits.data(), d_bits.data(), count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      std::vector<OutBits> outs(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (bits[i] == 0 || (bits[i] + 7) / 8 > stride)
+          throw std::logic_error("GPU .bz2 encoder: block " + std::to_string(i) + " of a batch came back with " + std::to_string(bits[i]) + " bits");
+        outs[i].bits.bits = bits[i];
+        outs[i].bits.crc = b.crc[i];
+        outs[i].bits.bytes.resize((bits[i] + 7) / 8);
+        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(outs[i].bits.bytes.data(), d_out.data() + i * stride, outs[i].bits.bytes.size(), cudaMemcpyDeviceToHost,
+                                           stream));
+        outs[i].input_bytes = b.items[i].bytes.size();
+        outs[i].gpu = true;
+      }
       PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
       std::size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
         const std::lock_guard lock(stats_m);
         st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
       }
-      std::unique_lock lock(hm);
-      hcv.wait(lock, [&] { return !slot.has_value() || encoder_gone; });
-      if (encoder_gone) break;  // the encoder failed: the job is stopping with its error
-      slot = std::move(b);
-      hcv.notify_all();
+      for (std::size_t i = 0; i < count; ++i) job.publish(b.items[i].seq, std::move(outs[i]));
+      blocks_done += count;
     }
   } catch (...) {
-    close_encoder();
-    throw;
+    job.fail(std::current_exception());  // stops the job first: the preparer may wait in claim()
+    stop_preparer();
+    return;
   }
-  close_encoder();
+  stop_preparer();
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);
     st.gpus.push_back(device);

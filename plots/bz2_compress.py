@@ -2,8 +2,9 @@
 """.bz2 compression (ours, the thesis's future work 1): one panel per dataset, MB/s of uncompressed
 data per program at -9, each bar labelled with the ratio it reached. Programs: parcomp on its CPU
 workers and with --gpu (the GPUs sort, the host codes), lbzip2, bzip2, pbzip2: wall time of the
-whole program, input in the page cache, output written. gpu.sort.kernels is the GPU's stage alone,
-device-resident (CUDA events): a different measure, drawn hatched.
+whole program, input in the page cache, output written. gpu.sort.kernels (the sort alone) and
+gpu.kernels (the sort and the encoder: all the GPU does) are device-resident (CUDA events): a
+different measure, drawn hatched.
 Usage: python3 plots/bz2_compress.py RESULT.json [--out plots/out]"""
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 EXPERIMENT = "bz2.compress"
-PAPER_NOTE = "ours: wall time of whole programs at -9 (hatched: the GPU sort stage alone, device-resident); bar labels: compressed/original"
+PAPER_NOTE = "ours: wall time of whole programs at -9 (hatched: the GPU's stages alone, device-resident); bar labels: compressed/original"
 
 
 def figure(res: common.Results, experiment: str, out: Path, paper_note: str, **kw) -> Path:

@@ -42,7 +42,7 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
                   void* scratch, std::size_t scratch_bytes, cudaStream_t stream);
 
 // The same steps on the host, one element after the other (host pointers): the CPU tests' check
-// of the batch's layout and order (tests/cpu/test_bz2_rulers.cpp).
+// of the batch's layout and order (tests/cpu/test_bz2_gpu_steps.cpp).
 void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
                        void* scratch, std::size_t scratch_bytes);
 

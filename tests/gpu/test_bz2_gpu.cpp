@@ -10,7 +10,10 @@
 #include "codec/common/errors.hpp"
 #include "codec/engine.hpp"
 #include "datasets/synthetic.hpp"
+#include "kernels/bz2/bz2_encode.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "reference/bwt.hpp"
 
 #include "common/bz2_blocks.hpp"
 #include "common/libbz2.hpp"
@@ -196,6 +199,54 @@ TEST_F(Bz2Gpu, MutatedFilesGiveTheCpuReadersVerdicts) {
   }
   PARCOMP_CUDA_CHECK(cudaStreamDestroy(stream));
   std::printf("%zu mutated files (%zu block candidates decoded without error)\n", done, decoded);
+}
+
+// The GPU encoder (kernels/bz2/bz2_encode.hpp): every block's bits equal encode_block's (the CPU
+// workers', byte-identical to libbz2's: tests/cpu/test_bz2.cpp), blocks of many kinds and sizes in
+// one batch, the output poisoned first.
+TEST_F(Bz2Gpu, TheEncoderWritesTheCpuWritersBlocks) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::vector<Bytes> inputs = {Bytes{'q'}, Bytes(5000, 'r'), parcomp::testing::word_text(sized(900000, 200000), seed),
+                               datasets::bytes_with_entropy(sized(120007, 50000), 7.9, seed), parcomp::testing::periodic(sized(700000, 90000), "xyz"),
+                               datasets::bytes_with_entropy(sized(899990, 100000), 2.0, seed + 1), Bytes{'a', 'b'}};
+  Bytes last;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> primary, crc;
+  for (Bytes& in : inputs) {
+    in.resize(bz2::cut_block(in, 9, true));
+    Bytes rle;
+    bz2::rle1_encode(in, rle);
+    const auto t = reference::bwt_rotations(rle);
+    last.insert(last.end(), t.last.begin(), t.last.end());
+    offsets.push_back(last.size());
+    primary.push_back(t.primary);
+    crc.push_back(bz2::block_crc(in));
+  }
+  const std::size_t count = inputs.size(), stride = bz2gpu::encode_stride(900000);
+  DeviceBuffer<std::uint8_t> d_last(last.size()), d_out(count * stride);
+  DeviceBuffer<std::uint64_t> d_offsets(count + 1), d_bits(count);
+  DeviceBuffer<std::uint32_t> d_primary(count), d_crc(count);
+  DeviceBytes scratch(bz2gpu::encode_scratch_bytes(count));
+  d_last.upload(last);
+  d_offsets.upload(offsets);
+  d_primary.upload(primary);
+  d_crc.upload(crc);
+  d_out.fill_bytes(0xA5);
+  d_bits.fill_bytes(0xA5);
+  bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(), scratch.data(),
+                       scratch.size_bytes(), nullptr);
+  PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto out = d_out.download();
+  const auto bits = d_bits.download();
+  for (std::size_t b = 0; b < count; ++b) {
+    SCOPED_TRACE(::testing::Message() << "block " << b << " of " << offsets[b + 1] - offsets[b] << " bytes");
+    bz2::BlockBits want;
+    bz2::EncodeScratch es;
+    bz2::encode_block({last.data() + offsets[b], offsets[b + 1] - offsets[b]}, primary[b], crc[b], want, es);
+    ASSERT_EQ(bits[b], want.bits);
+    ASSERT_TRUE(std::equal(want.bytes.begin(), want.bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(b * stride)));
+  }
 }
 
 // The engine, .bz2 with --gpu: the input back from libbz2's files (several streams too), GPU-only

@@ -97,7 +97,7 @@ TEST_F(EngineGpu, DamagedStreamsAreErrorsOnTheGpuToo) {
 
 namespace {
 
-// .bz2 with the GPUs sorting the blocks (--gpu): the bytes of the CPU workers alone (which are
+// .bz2 with the GPUs sorting and writing the blocks (--gpu): the bytes of the CPU workers alone (which are
 // bzip2's, tests/cpu/test_bz2.cpp), GPU-only and mixed, over many batches and a short last block;
 // periodic blocks and runs included; the result reads back on the CPU.
 TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {

@@ -1,12 +1,16 @@
+// The GPU .bz2 encoder's batch (kernels/bz2/bz2_encode.hpp) run on the host gives encode_block's
+// bits for every block (the lines are shared; this checks the batch's offsets, strides and CRCs).
 // The GPU's inverse BWT for .bz2 (codec/common/bz2_block.hpp: ruler_walk, ruler_rank, ruler_emit,
 // ruler_repeat; kernels/bz2 runs these lines with one thread per ruler or block), run here on the
 // CPU one "thread" after the other: for every block, origPtr and kind of links (a real BWT, a
 // periodic block's, and the arbitrary links of damaged data, whose chain may close early), its
 // bytes equal the serial walk's, bzip2's n steps. The CPU reader and the GPU decoder share
 // decode_symbols, which tests/cpu/test_bz2.cpp and the fuzzer check against libbz2.
+#include "codec/bz2.hpp"
 #include "codec/common/bz2_block.hpp"
 #include "datasets/synthetic.hpp"
 #include "kernels/bz2/bz2_decode.hpp"
+#include "kernels/bz2/bz2_encode.hpp"
 #include "reference/bwt.hpp"
 
 #include "common/bz2_blocks.hpp"
@@ -152,6 +156,42 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
     offset[i + 1] = packed.size();
   }
   parcomp::testing::expect_cpu_verdicts(blocks, bz2::GpuBlockDecoder::finish(blocks, info, packed, offset), "host steps");
+}
+
+TEST(Bz2GpuSteps, TheEncodeBatchOnTheHostGivesEncodeBlocksBits) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::vector<Bytes> inputs = {Bytes{'q'}, Bytes(5000, 'r'), parcomp::testing::word_text(300001, seed),
+                               datasets::bytes_with_entropy(120007, 7.9, seed), parcomp::testing::periodic(70000, "xyz"),
+                               datasets::bytes_with_entropy(899990, 2.0, seed + 1)};
+  Bytes last;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> primary, crc;
+  for (Bytes& in : inputs) {
+    in.resize(bz2::cut_block(in, 9, true));  // bzip2's first block of it
+    Bytes rle;
+    bz2::rle1_encode(in, rle);
+    ASSERT_LE(rle.size(), 900000u);
+    const auto t = reference::bwt_rotations(rle);
+    last.insert(last.end(), t.last.begin(), t.last.end());
+    offsets.push_back(last.size());
+    primary.push_back(t.primary);
+    crc.push_back(bz2::block_crc(in));
+  }
+  const std::size_t count = inputs.size(), stride = bz2gpu::encode_stride(900000);
+  Bytes out(count * stride, 0xA5);
+  std::vector<std::uint64_t> bits(count, 0);
+  std::vector<std::uint8_t> scratch(bz2gpu::encode_scratch_bytes(count));
+  bz2gpu::encode_batch_host(last.data(), offsets.data(), primary.data(), crc.data(), count, out.data(), stride, bits.data(), scratch.data(),
+                            scratch.size());
+  for (std::size_t b = 0; b < count; ++b) {
+    SCOPED_TRACE(::testing::Message() << "block " << b);
+    bz2::BlockBits want;
+    bz2::EncodeScratch es;
+    bz2::encode_block({last.data() + offsets[b], offsets[b + 1] - offsets[b]}, primary[b], crc[b], want, es);
+    ASSERT_EQ(bits[b], want.bits);
+    ASSERT_TRUE(std::equal(want.bytes.begin(), want.bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(b * stride)));
+  }
 }
 
 }  // namespace

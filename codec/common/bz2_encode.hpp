@@ -1,0 +1,305 @@
+// One .bz2 block written from its BWT: bzip2 1.0.8's generateMTFValues and sendMTFValues (compress.c)
+// and its Huffman code lengths (huffman.c), read, not copied. Host and device code: the CPU
+// workers (codec/bz2.cpp's encode_block) and the GPU encoder (kernels/bz2) run these same lines,
+// so the byte-identity tests against libbz2 check the GPU's blocks too.
+#pragma once
+
+#include "codec/common/bz2_block.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace parcomp::bz2 {
+
+// MSB-first bits into bytes [0, capacity); bits past the capacity are counted, not written.
+class BitSink {
+ public:
+  PARCOMP_HD BitSink(std::uint8_t* out, std::size_t capacity) : out_(out), cap_(capacity) {}
+  PARCOMP_HD void put(std::uint32_t value, int n) {  // n <= 32
+    acc_ = (acc_ << n) | value;
+    pending_ += n;
+    total_ += static_cast<std::uint64_t>(n);
+    while (pending_ >= 8) {
+      pending_ -= 8;
+      if (at_ < cap_) out_[at_] = static_cast<std::uint8_t>(acc_ >> pending_);
+      ++at_;
+    }
+  }
+  // Pads the last byte with zeros; returns the bits written.
+  PARCOMP_HD std::uint64_t finish() {
+    if (pending_ > 0) {
+      if (at_ < cap_) out_[at_] = static_cast<std::uint8_t>(acc_ << (8 - pending_));
+      ++at_;
+    }
+    pending_ = 0;
+    return total_;
+  }
+
+ private:
+  std::uint8_t* out_;
+  std::size_t cap_, at_ = 0;
+  std::uint64_t acc_ = 0, total_ = 0;
+  int pending_ = 0;
+};
+
+// bzip2's Huffman code lengths (BZ2_hbMakeCodeLengths): a zero frequency counts as 1; ties by the
+// heap's order with subtree depth in the weight's low byte; while a length exceeds max_length, every
+// frequency f becomes 1 + f / 2 and the tree is rebuilt.
+PARCOMP_HD inline void make_code_lengths(const std::int32_t* freq, int alphabet, int max_length, std::uint8_t* lengths) {
+  // Weights carry the subtree depth in their low byte, so that equal frequencies prefer the
+  // shallower subtree; the heap compares whole weights (UPHEAP / DOWNHEAP).
+  std::int32_t heap[kMaxAlphabet + 2];
+  std::int32_t weight[kMaxAlphabet * 2];
+  std::int32_t parent[kMaxAlphabet * 2];
+  for (int i = 0; i < alphabet; ++i) weight[i + 1] = (freq[i] == 0 ? 1 : freq[i]) << 8;
+  auto add_weights = [](std::int32_t a, std::int32_t b) {
+    const std::int32_t depth = 1 + ((a & 0xff) > (b & 0xff) ? (a & 0xff) : (b & 0xff));
+    return static_cast<std::int32_t>((a & static_cast<std::int32_t>(0xffffff00)) + (b & static_cast<std::int32_t>(0xffffff00))) | depth;
+  };
+  while (true) {
+    int nodes = alphabet, n_heap = 0;
+    heap[0] = 0;
+    weight[0] = 0;
+    parent[0] = -2;
+    auto up = [&](int z) {
+      const std::int32_t tmp = heap[z];
+      while (weight[tmp] < weight[heap[z >> 1]]) {
+        heap[z] = heap[z >> 1];
+        z >>= 1;
+      }
+      heap[z] = tmp;
+    };
+    auto down = [&](int z) {
+      const std::int32_t tmp = heap[z];
+      while (true) {
+        int y = z << 1;
+        if (y > n_heap) break;
+        if (y < n_heap && weight[heap[y + 1]] < weight[heap[y]]) ++y;
+        if (weight[tmp] < weight[heap[y]]) break;
+        heap[z] = heap[y];
+        z = y;
+      }
+      heap[z] = tmp;
+    };
+    for (int i = 1; i <= alphabet; ++i) {
+      parent[i] = -1;
+      heap[++n_heap] = i;
+      up(n_heap);
+    }
+    while (n_heap > 1) {
+      const std::int32_t n1 = heap[1];
+      heap[1] = heap[n_heap--];
+      down(1);
+      const std::int32_t n2 = heap[1];
+      heap[1] = heap[n_heap--];
+      down(1);
+      ++nodes;
+      parent[n1] = parent[n2] = nodes;
+      weight[nodes] = add_weights(weight[n1], weight[n2]);
+      parent[nodes] = -1;
+      heap[++n_heap] = nodes;
+      up(n_heap);
+    }
+    bool too_long = false;
+    for (int i = 1; i <= alphabet; ++i) {
+      int depth = 0;
+      for (int k = i; parent[k] >= 0; k = parent[k]) ++depth;
+      lengths[i - 1] = static_cast<std::uint8_t>(depth);
+      if (depth > max_length) too_long = true;
+    }
+    if (!too_long) return;
+    for (int i = 1; i <= alphabet; ++i) weight[i] = (1 + (weight[i] >> 8) / 2) << 8;
+  }
+}
+
+// MTF symbols of a block: at most one per byte, and EOB.
+inline constexpr std::size_t kMaxMtfSymbols = 900000 + 1;
+
+// The working memory of one block being written (about 1.8 MB: reused from block to block on the
+// CPU, one per block of a batch on the GPU).
+struct EncodeWork {
+  std::uint16_t mtfv[kMaxMtfSymbols];
+  std::uint8_t selectors[kMaxSelectors];
+  // The tables (here rather than on a GPU thread's stack, which the driver reserves for every
+  // thread the GPU can hold).
+  std::uint8_t len[kMaxTables][kMaxAlphabet];
+  std::int32_t rfreq[kMaxTables][kMaxAlphabet];
+  std::uint32_t code[kMaxTables][kMaxAlphabet];
+};
+
+// Bytes enough for the bits of a block of n bytes (n <= 900000).
+PARCOMP_HD constexpr std::size_t encoded_bytes_bound(std::size_t n) {
+  const std::size_t symbols = n + 1, selectors = (symbols + kGroupSize - 1) / kGroupSize;
+  const std::size_t bits = 48 + 32 + 1 + 24 + 16 + 16 * 16 + 3 + 15 + selectors * kMaxTables +
+                           kMaxTables * (5 + kMaxAlphabet * (1 + 2 * kDecodeMaxLength)) + symbols * kEncodeMaxLength;
+  return bits / 8 + 8;
+}
+
+// The block's bits from its BWT (last[0..n), the sorted rotations' last bytes of the initial
+// run-length stage's output, and orig_ptr) and the CRC of its input, into out[0..capacity) from
+// bit 0: bzip2's generateMTFValues and sendMTFValues, step for step (table count, starting tables,
+// four rounds of choosing a table per 50 symbols and rebuilding code lengths with bzip2's Huffman
+// rule, selectors, codes). Returns the bits written; 0 when n is 0 or more than 900000 (bzip2
+// writes no such block).
+PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std::uint32_t n, std::uint32_t orig_ptr, std::uint32_t crc,
+                                                  EncodeWork& w, std::uint8_t* out, std::size_t capacity) {
+  if (n == 0 || n > kMaxMtfSymbols - 1) return 0;
+  // generateMTFValues: the used bytes, MTF over them, zero runs as RUNA/RUNB, EOB.
+  bool in_use[256];
+  for (int i = 0; i < 256; ++i) in_use[i] = false;
+  for (std::uint32_t i = 0; i < n; ++i) in_use[last[i]] = true;
+  std::uint8_t to_seq[256];
+  int n_in_use = 0;
+  for (int i = 0; i < 256; ++i) to_seq[i] = in_use[i] ? static_cast<std::uint8_t>(n_in_use++) : 0;
+  const int eob = n_in_use + 1, alpha = n_in_use + 2;
+  std::int32_t mtf_freq[kMaxAlphabet];
+  for (int i = 0; i < kMaxAlphabet; ++i) mtf_freq[i] = 0;
+  std::uint16_t* mtfv = w.mtfv;
+  std::size_t wr = 0;
+  std::uint8_t yy[256];
+  for (int i = 0; i < n_in_use; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  std::size_t z_pend = 0;
+  auto flush_zeros = [&] {
+    if (z_pend == 0) return;
+    --z_pend;
+    while (true) {
+      const std::uint16_t digit = (z_pend & 1) != 0 ? kRunB : kRunA;
+      mtfv[wr++] = digit;
+      ++mtf_freq[digit];
+      if (z_pend < 2) break;
+      z_pend = (z_pend - 2) / 2;
+    }
+    z_pend = 0;
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint8_t v = to_seq[last[i]];
+    if (yy[0] == v) {
+      ++z_pend;
+      continue;
+    }
+    flush_zeros();
+    int j = 1;
+    std::uint8_t carry = yy[0];
+    while (yy[j] != v) {
+      const std::uint8_t t = yy[j];
+      yy[j] = carry;
+      carry = t;
+      ++j;
+    }
+    yy[j] = carry;
+    yy[0] = v;
+    mtfv[wr++] = static_cast<std::uint16_t>(j + 1);
+    ++mtf_freq[j + 1];
+  }
+  flush_zeros();
+  mtfv[wr++] = static_cast<std::uint16_t>(eob);
+  ++mtf_freq[eob];
+  const std::size_t n_mtf = wr;
+
+  // sendMTFValues: the table count, the starting tables, four rounds.
+  const int groups = n_mtf < 200 ? 2 : n_mtf < 600 ? 3 : n_mtf < 1200 ? 4 : n_mtf < 2400 ? 5 : 6;
+  auto& len = w.len;
+  for (int t = 0; t < kMaxTables; ++t)
+    for (int v = 0; v < kMaxAlphabet; ++v) len[t][v] = 15;
+  {
+    int parts = groups;
+    std::int64_t rem = static_cast<std::int64_t>(n_mtf);
+    int gs = 0;
+    while (parts > 0) {
+      const std::int64_t target = rem / parts;
+      int ge = gs - 1;
+      std::int64_t a = 0;
+      while (a < target && ge < alpha - 1) a += mtf_freq[++ge];
+      if (ge > gs && parts != groups && parts != 1 && (groups - parts) % 2 == 1) a -= mtf_freq[ge--];
+      for (int v = 0; v < alpha; ++v) len[parts - 1][v] = v >= gs && v <= ge ? 0 : 15;
+      --parts;
+      gs = ge + 1;
+      rem -= a;
+    }
+  }
+  std::uint8_t* selector = w.selectors;
+  const std::size_t n_selectors = (n_mtf + kGroupSize - 1) / kGroupSize;
+  auto& rfreq = w.rfreq;
+  for (int iter = 0; iter < kIterations; ++iter) {
+    for (int t = 0; t < groups; ++t)
+      for (int v = 0; v < alpha; ++v) rfreq[t][v] = 0;
+    for (std::size_t g = 0; g < n_selectors; ++g) {
+      const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < n_mtf ? gs + kGroupSize : n_mtf;
+      std::uint32_t cost[kMaxTables] = {};
+      for (std::size_t i = gs; i < ge; ++i)
+        for (int t = 0; t < groups; ++t) cost[t] += len[t][mtfv[i]];
+      int bt = 0;
+      for (int t = 1; t < groups; ++t)
+        if (cost[t] < cost[bt]) bt = t;
+      selector[g] = static_cast<std::uint8_t>(bt);
+      for (std::size_t i = gs; i < ge; ++i) ++rfreq[bt][mtfv[i]];
+    }
+    for (int t = 0; t < groups; ++t) make_code_lengths(rfreq[t], alpha, kEncodeMaxLength, len[t]);
+  }
+  // Codes (BZ2_hbAssignCodes): by length, then symbol.
+  auto& code = w.code;
+  for (int t = 0; t < groups; ++t) {
+    int lo = 32, hi = 0;
+    for (int i = 0; i < alpha; ++i) {
+      if (len[t][i] < lo) lo = len[t][i];
+      if (len[t][i] > hi) hi = len[t][i];
+    }
+    std::uint32_t vec = 0;
+    for (int l = lo; l <= hi; ++l) {
+      for (int i = 0; i < alpha; ++i)
+        if (len[t][i] == l) code[t][i] = vec++;
+      vec <<= 1;
+    }
+  }
+
+  BitSink s(out, capacity);
+  s.put(static_cast<std::uint32_t>(kBlockMagic >> 24), 24);
+  s.put(static_cast<std::uint32_t>(kBlockMagic & 0xffffff), 24);
+  s.put(crc, 32);
+  s.put(0, 1);  // not randomised
+  s.put(orig_ptr, 24);
+  std::uint32_t ranges = 0;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j)
+      if (in_use[i * 16 + j]) ranges |= 1u << (15 - i);
+  s.put(ranges, 16);
+  for (int i = 0; i < 16; ++i) {
+    if ((ranges >> (15 - i) & 1u) == 0) continue;
+    std::uint32_t bits = 0;
+    for (int j = 0; j < 16; ++j)
+      if (in_use[i * 16 + j]) bits |= 1u << (15 - j);
+    s.put(bits, 16);
+  }
+  s.put(static_cast<std::uint32_t>(groups), 3);
+  s.put(static_cast<std::uint32_t>(n_selectors), 15);
+  {
+    std::uint8_t pos[kMaxTables];
+    for (int i = 0; i < groups; ++i) pos[i] = static_cast<std::uint8_t>(i);
+    for (std::size_t k = 0; k < n_selectors; ++k) {
+      const std::uint8_t v = selector[k];
+      int j = 0;
+      while (pos[j] != v) ++j;
+      shift_up(pos, j);
+      pos[0] = v;
+      for (int q = 0; q < j; ++q) s.put(1, 1);
+      s.put(0, 1);
+    }
+  }
+  for (int t = 0; t < groups; ++t) {
+    int curr = len[t][0];
+    s.put(static_cast<std::uint32_t>(curr), 5);
+    for (int i = 0; i < alpha; ++i) {
+      for (; curr < len[t][i]; ++curr) s.put(2, 2);
+      for (; curr > len[t][i]; --curr) s.put(3, 2);
+      s.put(0, 1);
+    }
+  }
+  for (std::size_t g = 0; g < n_selectors; ++g) {
+    const int t = selector[g];
+    const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < n_mtf ? gs + kGroupSize : n_mtf;
+    for (std::size_t i = gs; i < ge; ++i) s.put(code[t][mtfv[i]], len[t][mtfv[i]]);
+  }
+  return s.finish();
+}
+
+}  // namespace parcomp::bz2
