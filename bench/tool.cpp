@@ -17,7 +17,8 @@
 // Programs are found next to parcomp-bench (the bundle carries them) or on PATH; a missing one is
 // reported skipped. The work folder is $PARCOMP_TOOL_DIR, else the system's temporary folder.
 // The same machinery times the .bz2 programs of bz2.compress and bz2.decompress (parcomp on its CPU
-// workers and with --gpu, lbzip2, bzip2, pbzip2; decompression of bzip2's and lbzip2's files), and
+// workers and with --gpu, lbzip2, bzip2, pbzip2; decompression of bzip2's and lbzip2's files, by
+// parcomp on its CPU workers and with --gpu too), and
 // the CPU programs of codecs.landscape (bzip2, lbzip2, zstd -3 / -19,
 // xz -6, pigz; every host thread where the program has threads) on its datasets.
 #include "common/harness.hpp"
@@ -358,10 +359,11 @@ void register_tool() {
     }
   }
   // bz2.compress / bz2.decompress (#14): the .bz2 programs, wall time. Compression: parcomp -9 on
-  // its CPU workers (the default), parcomp -9 --gpu (the GPUs sort, the host codes), lbzip2 -9,
-  // bzip2 -9, pbzip2 -9. Decompression of the files bzip2 -9 and lbzip2 -9 wrote: parcomp -d,
-  // lbzip2 -d, bzip2 -d, pbzip2 -d.
+  // its CPU workers (the default), parcomp -9 --gpu (the GPUs sort and write the blocks), lbzip2 -9,
+  // bzip2 -9, pbzip2 -9. Decompression of the files bzip2 -9 and lbzip2 -9 wrote: parcomp -d (CPU
+  // workers), parcomp -d --gpu (the GPUs decode), lbzip2 -d, bzip2 -d, pbzip2 -d.
   const std::vector<std::string> parcomp_d = {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"};
+  const std::vector<std::string> parcomp_gpu_d = {"-d", "--gpu", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"};
   const std::vector<Program> bz2_compressors = {
       {"bz2c.parcomp.cpu", "parcomp", {"-9", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, parcomp_d, false, t, true, ".bz2", "", {}},
       {"bz2c.parcomp.gpu", "parcomp", {"-9", "--gpu", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, parcomp_d, false, t, true, ".bz2", "", {}, true},
@@ -372,6 +374,7 @@ void register_tool() {
   for (const auto& [maker, maker_args] : {std::pair<std::string, std::vector<std::string>>{"bzip2", {"-9", "-c"}},
                                           {"lbzip2", {"-9", "-n", ts, "-c"}}}) {
     bz2_decompressors.push_back({"bz2d.parcomp." + maker + "-made", "parcomp", {}, parcomp_d, false, t, true, ".bz2", maker, maker_args});
+    bz2_decompressors.push_back({"bz2d.parcomp.gpu." + maker + "-made", "parcomp", {}, parcomp_gpu_d, false, t, true, ".bz2", maker, maker_args, true});
     bz2_decompressors.push_back({"bz2d.lbzip2." + maker + "-made", "lbzip2", {}, {"-d", "-n", ts, "-c"}, true, t, false, ".bz2", maker, maker_args});
     bz2_decompressors.push_back({"bz2d.bzip2." + maker + "-made", "bzip2", {}, {"-d", "-c"}, true, 1, false, ".bz2", maker, maker_args});
     bz2_decompressors.push_back({"bz2d.pbzip2." + maker + "-made", "pbzip2", {}, {"-d", "-p" + ts, "-c"}, true, t, false, ".bz2", maker, maker_args});
