@@ -8,13 +8,16 @@
 #   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench] [--no-tests]
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
-#                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N]
+#                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N] [--unpack TAR ...]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
 # checkout, verified by sha256) into $PARCOMP_DATA (default: DIR/../parcomp-data), so that the
 # real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
 # --no-cpu-tests leaves out the CPU tests (CI runs them; on a GPU host they take device time).
+# --unpack TAR (repeatable) unpacks bundle archives (scripts/device-pack.sh makes them: the bundle
+# without nvCOMP, and nvCOMP's library apart, to fit a device call's 64 MiB) into one folder, and
+# uses its binaries.
 # With the sanitizers, the GPU .bz2 decoder is also fuzzed under memcheck: N mutated files
 # (--bz2-fuzz-files, default 10000; 0 leaves it out), Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts.
 #
@@ -47,6 +50,7 @@ cpu_tests=1
 bz2_fuzz_files=10000
 mirror=""
 fetch_names=""
+unpack=()
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
     --no-tests) tests=0; shift ;;
     --no-cpu-tests) cpu_tests=0; shift ;;
     --bz2-fuzz-files) bz2_fuzz_files="$2"; shift 2 ;;
+    --unpack) unpack+=("$2"); shift 2 ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -71,6 +76,17 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+if [ ${#unpack[@]} -gt 0 ]; then
+  dest=${TMPDIR:-/tmp}/parcomp-bundle
+  mkdir -p "$dest"
+  for t in "${unpack[@]}"; do
+    tar xf "$t" -C "$dest" || { echo "gpu-check: could not unpack $t" >&2; exit 2; }
+  done
+  [ -d "$dest/bundle" ] && dest="$dest/bundle"
+  # nvCOMP's archive holds the library alone: it goes beside the binaries.
+  for f in "${dest%/bundle}"/libnvcomp.so*; do [ -e "$f" ] && [ "$dest" != "${dest%/bundle}" ] && mv -f "$f" "$dest/"; done
+  bin="$dest"
+fi
 if [ -z "$bin" ]; then
   if [ -x "$here/parcomp-bench" ]; then bin="$here"; else bin="$here/../build"; fi
 fi
@@ -80,7 +96,8 @@ find_bin() {  # bundle layout (flat) or build layout (bench/, tests/)
 }
 bench_bin=$(find_bin parcomp-bench)
 tests_gpu=$(find_bin parcomp-tests-gpu)
-tests_cpu=$(find_bin parcomp-tests-cpu)
+tests_cpu=""
+[ $tests -eq 1 ] && [ $cpu_tests -eq 1 ] && tests_cpu=$(find_bin parcomp-tests-cpu)  # the device bundle leaves it out
 mkdir -p "$out"
 declare -a summary
 failed=0
