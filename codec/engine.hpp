@@ -84,6 +84,9 @@ struct Options {
   std::vector<int> devices;
   bool require_gpu = false;    // fail when no GPU worker could start (--gpu)
   std::size_t gpu_batch_blocks = 64;
+  // .bz2's GPU batches: a GPU thread decodes or writes a whole block, so a batch needs many blocks
+  // to fill a GPU (512 of 900k: 460 MB); 0 takes that default.
+  std::size_t bz2_gpu_batch_blocks = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 2 batches per GPU that joins
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second

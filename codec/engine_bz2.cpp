@@ -23,6 +23,14 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
+constexpr std::size_t kBz2GpuBatchBlocks = 512;
+
+// The options of a .bz2 job with GPUs: the GPU batch is .bz2's (Options::bz2_gpu_batch_blocks).
+Options with_bz2_batches(Options o) {
+  o.gpu_batch_blocks = o.bz2_gpu_batch_blocks != 0 ? o.bz2_gpu_batch_blocks : kBz2GpuBatchBlocks;
+  return o;
+}
+
 // A .bz2 job on the CPU workers alone: `why` says why the GPUs are left out.
 Options cpu_only(const Options& o, const char* what, const std::string& why) {
   if (o.require_gpu) throw ContractError(std::string("--gpu: ") + what + " runs on the CPU workers (" + why + ")");
@@ -187,8 +195,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   Options o = options;
   if (!(options.use_gpus && options.require_gpu)) {
     if (options.use_gpus) o.require_gpu = false;
-    o = cpu_only(o, ".bz2 compression", "by default: --gpu has the GPUs sort the blocks, a first version not yet validated on a device");
+    o = cpu_only(o, ".bz2 compression", "by default: --gpu has the GPUs sort and write the blocks, a first version not yet validated on a device");
   }
+  o = with_bz2_batches(o);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   Job<InBlock, OutBits> job;
@@ -373,6 +382,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     if (options.use_gpus) o.require_gpu = false;
     o = cpu_only(o, ".bz2 decompression", "by default: --gpu has the GPUs decode the blocks, a first version not yet validated on a device");
   }
+  o = with_bz2_batches(o);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   Job<Candidate, Decoded> job;

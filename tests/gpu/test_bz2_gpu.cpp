@@ -275,7 +275,7 @@ TEST_F(Bz2Gpu, EngineDecodesOnTheGpu) {
     o.use_gpus = true;
     o.require_gpu = true;
     o.cpu_threads = threads;
-    o.gpu_batch_blocks = 4;
+    o.bz2_gpu_batch_blocks = 4;
     engine::Stats st;
     const Bytes got = run(file, o, &st);
     ASSERT_EQ(got.size(), want.size());

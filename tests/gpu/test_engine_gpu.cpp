@@ -122,7 +122,7 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
       gpu.use_gpus = true;
       gpu.require_gpu = true;
       gpu.cpu_threads = threads;
-      gpu.gpu_batch_blocks = 5;
+      gpu.bz2_gpu_batch_blocks = 5;
       engine::Stats st;
       const Bytes got = run(true, in, gpu, &st);
       ASSERT_EQ(got.size(), want.size());
