@@ -6,6 +6,7 @@
 #include "codec/bz2.hpp"
 #include "codec/bz2_gpu.hpp"
 #include "codec/common/errors.hpp"
+#include "reference/bwt.hpp"
 
 #include <gtest/gtest.h>
 
@@ -88,6 +89,28 @@ inline void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, cons
     EXPECT_EQ(got.r.nblock, want.r.nblock);
     EXPECT_EQ(got.r.bytes, want.r.bytes);
   }
+}
+
+// Blocks as the GPU encoder takes them: each input's first bzip2 -9 block (the input is cut to
+// it), after the initial run-length stage, sorted by the oracle, one after the other.
+struct Bz2BwtBatch {
+  std::vector<std::uint8_t> last;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> primary, crc;
+};
+inline Bz2BwtBatch bz2_bwt_batch(std::vector<std::vector<std::uint8_t>>& inputs) {
+  Bz2BwtBatch b;
+  for (auto& in : inputs) {
+    in.resize(bz2::cut_block(in, 9, true));
+    std::vector<std::uint8_t> rle;
+    bz2::rle1_encode(in, rle);
+    const auto t = reference::bwt_rotations(rle);
+    b.last.insert(b.last.end(), t.last.begin(), t.last.end());
+    b.offsets.push_back(b.last.size());
+    b.primary.push_back(t.primary);
+    b.crc.push_back(bz2::block_crc(in));
+  }
+  return b;
 }
 
 }  // namespace parcomp::testing

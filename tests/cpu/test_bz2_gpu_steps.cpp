@@ -164,20 +164,7 @@ TEST(Bz2GpuSteps, TheEncodeBatchOnTheHostGivesEncodeBlocksBits) {
   std::vector<Bytes> inputs = {Bytes{'q'}, Bytes(5000, 'r'), parcomp::testing::word_text(300001, seed),
                                datasets::bytes_with_entropy(120007, 7.9, seed), parcomp::testing::periodic(70000, "xyz"),
                                datasets::bytes_with_entropy(899990, 2.0, seed + 1)};
-  Bytes last;
-  std::vector<std::uint64_t> offsets{0};
-  std::vector<std::uint32_t> primary, crc;
-  for (Bytes& in : inputs) {
-    in.resize(bz2::cut_block(in, 9, true));  // bzip2's first block of it
-    Bytes rle;
-    bz2::rle1_encode(in, rle);
-    ASSERT_LE(rle.size(), 900000u);
-    const auto t = reference::bwt_rotations(rle);
-    last.insert(last.end(), t.last.begin(), t.last.end());
-    offsets.push_back(last.size());
-    primary.push_back(t.primary);
-    crc.push_back(bz2::block_crc(in));
-  }
+  const auto [last, offsets, primary, crc] = parcomp::testing::bz2_bwt_batch(inputs);
   const std::size_t count = inputs.size(), stride = bz2gpu::encode_stride(900000);
   Bytes out(count * stride, 0xA5);
   std::vector<std::uint64_t> bits(count, 0);

@@ -210,19 +210,7 @@ TEST_F(Bz2Gpu, TheEncoderWritesTheCpuWritersBlocks) {
   std::vector<Bytes> inputs = {Bytes{'q'}, Bytes(5000, 'r'), parcomp::testing::word_text(sized(900000, 200000), seed),
                                datasets::bytes_with_entropy(sized(120007, 50000), 7.9, seed), parcomp::testing::periodic(sized(700000, 90000), "xyz"),
                                datasets::bytes_with_entropy(sized(899990, 100000), 2.0, seed + 1), Bytes{'a', 'b'}};
-  Bytes last;
-  std::vector<std::uint64_t> offsets{0};
-  std::vector<std::uint32_t> primary, crc;
-  for (Bytes& in : inputs) {
-    in.resize(bz2::cut_block(in, 9, true));
-    Bytes rle;
-    bz2::rle1_encode(in, rle);
-    const auto t = reference::bwt_rotations(rle);
-    last.insert(last.end(), t.last.begin(), t.last.end());
-    offsets.push_back(last.size());
-    primary.push_back(t.primary);
-    crc.push_back(bz2::block_crc(in));
-  }
+  const auto [last, offsets, primary, crc] = parcomp::testing::bz2_bwt_batch(inputs);
   const std::size_t count = inputs.size(), stride = bz2gpu::encode_stride(900000);
   DeviceBuffer<std::uint8_t> d_last(last.size()), d_out(count * stride);
   DeviceBuffer<std::uint64_t> d_offsets(count + 1), d_bits(count);
