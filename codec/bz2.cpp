@@ -2,9 +2,12 @@
 // bzlib.c and decompress.c (read, not copied), so that the bytes written are bzip2's.
 #include "bz2.hpp"
 
+#include "codec/common/parallel.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace parcomp::bz2 {
 
@@ -365,7 +368,8 @@ std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> in, DecodeSta
   return out;
 }
 
-void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out) {
+namespace {
+void find_magics_serial(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out) {
   to_bit = std::min<std::uint64_t>(to_bit, in.size() * std::uint64_t{8});
   if (to_bit < from_bit + 48) return;
   // A 64-bit window per byte; the 48 bits at shift s of it are (w >> (16 - s)).
@@ -382,6 +386,26 @@ void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::
       else if (v == kEndMagic) out.push_back({b, true});
     }
   }
+}
+}  // namespace
+
+void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out, unsigned threads) {
+  to_bit = std::min<std::uint64_t>(to_bit, in.size() * std::uint64_t{8});
+  if (to_bit < from_bit + 48) return;
+  constexpr std::uint64_t kChunkBits = std::uint64_t{8} << 20;  // 1 MiB of starts per piece at least
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t range = to_bit - from_bit;
+  if (threads == 1 || range < 2 * kChunkBits) return find_magics_serial(in, from_bit, to_bit, out);
+  // Pieces of the starts [from_bit, to_bit), a whole number of MiB each (about 4 per thread); each
+  // reads the 47 bits after its last start too.
+  const std::uint64_t piece = kChunkBits * std::max<std::uint64_t>(1, range / (4 * std::uint64_t{threads}) / kChunkBits);
+  const std::size_t pieces = static_cast<std::size_t>((range + piece - 1) / piece);
+  std::vector<std::vector<Magic>> found(pieces);
+  for_each_block(pieces, threads, [&](std::size_t k) {
+    const std::uint64_t a = from_bit + k * piece, b = std::min(to_bit, a + piece + 47);
+    find_magics_serial(in, a, b, found[k]);
+  });
+  for (const auto& f : found) out.insert(out.end(), f.begin(), f.end());
 }
 
 }  // namespace parcomp::bz2

@@ -167,6 +167,8 @@ struct Magic {
   std::uint64_t bit = 0;
   bool end = false;
 };
-void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out);
+// Large ranges are scanned in pieces on `threads` threads (0: every hardware thread); the
+// magics come out in order either way.
+void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out, unsigned threads = 1);
 
 }  // namespace parcomp::bz2

@@ -436,7 +436,8 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       window_byte = keep;
       const std::uint64_t base = window_byte * 8, end = base + window->size() * 8;
       std::vector<bz2::Magic> magics;
-      bz2::find_magics(*window, scan_from - base, window->size() * 8, magics);
+      // With GPUs decoding, the scan must keep up with them: every host thread takes a piece.
+      bz2::find_magics(*window, scan_from - base, window->size() * 8, magics, o.use_gpus ? 0u : 1u);
       for (auto& m : magics) found.push_back({m.bit + base, m.end});
       scan_from = std::max(scan_from, end >= 47 ? end - 47 : 0);
       // Hand out what the window holds enough of.

@@ -100,6 +100,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              '"neither a parcomp nor a .bz2 file (no parcomp magic and no \\"BZh\\" at the start)"', '"not a parcomp file"', "cpu"),
     Mutation("bz2: the magic filter forgets the end magic", "codec/bz2.cpp", "for (const std::uint64_t m : {kBlockMagic, kEndMagic})\n    for (int s = 0; s < 8; ++s) f[",
              "for (const std::uint64_t m : {kBlockMagic})\n    for (int s = 0; s < 8; ++s) f[", "cpu"),
+    Mutation("bz2: a magic across a scan piece's edge missed", "codec/bz2.cpp", "std::min(to_bit, a + piece + 47);",
+             "std::min(to_bit, a + piece + 46);", "cpu"),
     Mutation("bz2: two CRC slices swapped", "codec/bz2.cpp", "kCrcSlices[3][p[4]] ^ kCrcSlices[2][p[5]]", "kCrcSlices[2][p[4]] ^ kCrcSlices[3][p[5]]", "cpu"),
     # The GPU .bz2 decoder's lines, run on the host (tests/cpu/test_bz2_gpu_steps.cpp).
     Mutation("bz2 GPU: a ruler's stretch one row short", "codec/common/bz2_block.hpp", "for (std::uint32_t j = 0, d = dist[i]; j < d && s + j < n; ++j)",

@@ -160,6 +160,40 @@ TEST(Bz2, FindMagicsAtEveryBitOffset) {
   }
 }
 
+TEST(Bz2, FindMagicsInPiecesOnManyThreadsFindsTheSame) {
+  // Large ranges are scanned in pieces of whole MiB on several threads: the same magics in the
+  // same order as one scan, magics planted across every MiB from the start (every edge a piece can
+  // have in the scans from bit 0), ranges cut anywhere.
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes v(std::size_t{9} << 20);
+  for (auto& x : v) x = static_cast<std::uint8_t>(rng());
+  auto plant = [&](std::uint64_t at) {
+    const std::uint64_t m = rng() % 2 ? bz2::kBlockMagic : bz2::kEndMagic;
+    for (int i = 0; i < 48; ++i) {
+      const std::uint64_t b = at + static_cast<std::uint64_t>(i);
+      const auto mask = static_cast<std::uint8_t>(0x80u >> (b % 8));
+      v[b / 8] = static_cast<std::uint8_t>(((m >> (47 - i)) & 1) != 0 ? v[b / 8] | mask : v[b / 8] & ~mask);
+    }
+  };
+  for (int k = 0; k < 400; ++k) plant(rng() % (v.size() * 8 - 48));
+  const std::uint64_t before[] = {1, 24, 47};  // straddling a 1 MiB edge (47: ending one bit past it)
+  for (std::uint64_t edge = std::uint64_t{8} << 20, k = 0; edge < v.size() * 8; edge += std::uint64_t{8} << 20, ++k) plant(edge - before[k % 3]);
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::uint64_t from = trial < 3 ? 0 : rng() % (v.size() * 2), to = trial < 2 ? v.size() * 8 : v.size() * 8 - rng() % 1000;
+    std::vector<bz2::Magic> one, many;
+    bz2::find_magics(v, from, to, one, 1);
+    bz2::find_magics(v, from, to, many, trial % 2 == 0 ? 0 : 2 + static_cast<unsigned>(trial));
+    ASSERT_GT(one.size(), 100u);
+    ASSERT_EQ(many.size(), one.size()) << "from " << from << " to " << to;
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      ASSERT_EQ(many[i].bit, one[i].bit);
+      ASSERT_EQ(many[i].end, one[i].end);
+    }
+  }
+}
+
 TEST(Bz2, CrcIsBzip2s) {
   // The CRC-32/BZIP2 check value.
   const std::string s = "123456789";
