@@ -325,44 +325,75 @@ struct EndInfo {
 
 constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 
-// One GPU in .bz2 decompression: a batch of candidates at a time, decoded on the GPU
-// (bz2::GpuBlockDecoder: symbols and inverse BWT there, the inverse initial run-length stage and
-// the CRCs on the host threads); each result published as a CPU worker's would be.
+// One GPU in .bz2 decompression: batches of candidates decoded on the GPU (bz2::GpuBlockDecoder:
+// symbols and inverse BWT there, the inverse initial run-length stage and the CRCs on the host
+// threads), two at a time: while the GPU decodes one batch, the host ends the batch before it and
+// publishes its results, as a CPU worker's would be.
 template <typename J>
 void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
-  cudaStream_t stream = nullptr;
-  PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
-  bz2::GpuBlockDecoder decoder(stream, 9);  // the level's own limit is checked by the writer, as for the CPU workers
-  std::uint64_t blocks_done = 0;
-  for (;;) {
-    auto items = job.claim(o.gpu_batch_blocks, true);
-    if (items.empty()) break;
-    std::vector<bz2::GpuBlockIn> in(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      in[i].window = items[i].window.get();
-      in[i].bit = items[i].seq - items[i].window_bit;
-      in[i].window_is_end = items[i].window_is_end;
-      in[i].where.stream = 0;
-      in[i].where.base = items[i].window_bit;
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    std::unique_ptr<bz2::GpuBlockDecoder> decoder;
+    std::vector<Candidate> items;
+    std::vector<bz2::GpuBlockIn> in;
+    Slot() = default;
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    ~Slot() {
+      decoder.reset();
+      if (stream != nullptr) PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
     }
-    decoder.load(in);
-    decoder.run();
-    std::vector<bz2::GpuBlockOut> outs = decoder.collect(in);
+  };
+  Slot slots[2];
+  for (Slot& sl : slots) {
+    PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&sl.stream, cudaStreamNonBlocking));
+    sl.decoder = std::make_unique<bz2::GpuBlockDecoder>(sl.stream, 9);  // the level's own limit is checked by the writer
+  }
+  std::uint64_t blocks_done = 0;
+  auto finish = [&](Slot& sl) {
+    std::vector<bz2::GpuBlockOut> outs = sl.decoder->collect(sl.in);
     {
       const std::lock_guard lock(stats_m);
-      st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, decoder.device_bytes());
+      st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, slots[0].decoder->device_bytes() + slots[1].decoder->device_bytes());
     }
-    for (std::size_t i = 0; i < items.size(); ++i) {
+    for (std::size_t i = 0; i < sl.items.size(); ++i) {
       Decoded d;
       d.error = outs[i].error;
       d.bytes = std::move(outs[i].bytes);
       d.r = outs[i].r;
-      d.r.end_bit += items[i].window_bit;
+      d.r.end_bit += sl.items[i].window_bit;
       d.gpu = true;
-      job.publish(items[i].seq, std::move(d));
+      job.publish(sl.items[i].seq, std::move(d));
     }
-    blocks_done += items.size();
+    blocks_done += sl.items.size();
+    sl.items.clear();
+    sl.in.clear();
+  };
+  int next = 0;
+  bool busy[2] = {false, false};
+  for (;;) {
+    Slot& sl = slots[next];
+    sl.items = job.claim(o.gpu_batch_blocks, true);
+    if (!sl.items.empty()) {
+      sl.in.resize(sl.items.size());
+      for (std::size_t i = 0; i < sl.items.size(); ++i) {
+        sl.in[i].window = sl.items[i].window.get();
+        sl.in[i].bit = sl.items[i].seq - sl.items[i].window_bit;
+        sl.in[i].window_is_end = sl.items[i].window_is_end;
+        sl.in[i].where.stream = 0;
+        sl.in[i].where.base = sl.items[i].window_bit;
+      }
+      sl.decoder->load(sl.in);
+      sl.decoder->run();
+      busy[next] = true;
+    }
+    Slot& other = slots[1 - next];
+    if (busy[1 - next]) {  // the batch before: ended on the host while the GPU decodes this one
+      finish(other);
+      busy[1 - next] = false;
+    }
+    if (!busy[next]) break;  // nothing claimed: the input is done (or the job stopped)
+    next = 1 - next;
   }
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);
