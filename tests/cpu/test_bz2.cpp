@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <future>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -192,6 +193,28 @@ TEST(Bz2, FindMagicsInPiecesOnManyThreadsFindsTheSame) {
       ASSERT_EQ(many[i].end, one[i].end);
     }
   }
+}
+
+TEST(Bz2, AZeroRunPastTheLimitIsAnError) {
+  // (abc)^200000 sorts to the last column c^k a^k b^k: three MTF zero runs of 199999, the last one
+  // right before EOB. Read with a level-1 limit (100000 bytes), the first run already passes it:
+  // an error, never a block of more bytes than the limit (the writes would run past the buffer).
+  const Bytes file = libbz2_compress(parcomp::testing::periodic(600000, "abc"), 9);
+  for (const std::uint32_t limit : {100000u, 250000u, 450000u, 599999u}) {
+    SCOPED_TRACE(::testing::Message() << "limit " << limit);
+    auto work = std::make_unique<bz2::DecodeWork>();
+    std::uint32_t counts[256];
+    std::uint32_t written = 0;
+    const bz2::BlockSymbols s = bz2::decode_symbols(file.data(), file.size(), 32, limit, *work, counts,
+                                                    [&](std::uint32_t i, std::uint8_t) { written = std::max(written, i + 1); });
+    EXPECT_EQ(s.error, bz2::BlockError::too_many_bytes);
+    EXPECT_LE(written, limit);
+  }
+  auto work = std::make_unique<bz2::DecodeWork>();
+  std::uint32_t counts[256];
+  const bz2::BlockSymbols s = bz2::decode_symbols(file.data(), file.size(), 32, 900000, *work, counts, [](std::uint32_t, std::uint8_t) {});
+  EXPECT_EQ(s.error, bz2::BlockError::none);
+  EXPECT_EQ(s.nblock, 600000u);
 }
 
 TEST(Bz2, CrcIsBzip2s) {

@@ -157,6 +157,15 @@ TEST(Engine, DamageIsAnErrorNamingTheOffsetNeverWrongOrShortOutput) {
     SCOPED_TRACE(::testing::Message() << "flipped bit " << bit);
     EXPECT_NE(error_of(bad), "WRONG OUTPUT");
   }
+  // Every byte of the end marker is covered by its CRC: a flip anywhere in it is an error
+  // naming the end marker (a field the reader does not otherwise check, such as the index offset,
+  // would pass unnoticed without the CRC).
+  for (std::size_t at = file.size() - stream::kEndBytes; at < file.size(); ++at) {
+    Bytes bad = file;
+    bad[at] ^= 0x10;
+    const std::string e = error_of(bad);
+    EXPECT_NE(e.find("end marker"), std::string::npos) << "byte " << at << " of " << file.size() << ": " << (e.empty() ? "read as whole" : e);
+  }
   // A damaged frame names its stream offset and frame.
   {
     Bytes bad = file;
