@@ -286,14 +286,7 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
   // The inverse BWT (tt[row] = next row << 8 | byte; walk()'s steps, fed straight into the last steps).
   link_rows(t, s.nblock, counts);
   std::uint32_t pos = t[s.orig_ptr] >> 8;
-  return finish_block_from(
-      [t, &pos] {
-        pos = t[pos];
-        const auto c = static_cast<std::uint8_t>(pos & 0xff);
-        pos >>= 8;
-        return c;
-      },
-      s, bit, out, where);
+  return finish_block_from([t, &pos] { return walk_step(t, pos); }, s, bit, out, where);
 }
 
 // ---- streams ----------------------------------------------------------------------------------------

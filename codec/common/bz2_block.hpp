@@ -295,14 +295,19 @@ PARCOMP_HD inline void link_next(std::uint32_t* next, const std::uint8_t* bytes,
 }
 PARCOMP_HD inline void pack_row(std::uint32_t* tt, const std::uint8_t* bytes, std::uint32_t row) { tt[row] = tt[row] << 8 | bytes[row]; }
 
+// One step of the walk (bzip2's BZ_GET_FAST): the byte of the row after pos; pos moves there.
+// Start with pos = tt[orig_ptr] >> 8.
+PARCOMP_HD inline std::uint8_t walk_step(const std::uint32_t* tt, std::uint32_t& pos) {
+  pos = tt[pos];
+  const auto c = static_cast<std::uint8_t>(pos & 0xff);
+  pos >>= 8;
+  return c;
+}
+
 // The block's n bytes from its linked rows, on one core.
 PARCOMP_HD inline void walk(const std::uint32_t* tt, std::uint32_t n, std::uint32_t orig_ptr, std::uint8_t* out) {
   std::uint32_t pos = tt[orig_ptr] >> 8;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    pos = tt[pos];
-    out[i] = static_cast<std::uint8_t>(pos & 0xff);
-    pos >>= 8;
-  }
+  for (std::uint32_t i = 0; i < n; ++i) out[i] = walk_step(tt, pos);
 }
 
 // ---- the ruler ranking (GPU) -------------------------------------------------------------------
