@@ -34,6 +34,9 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
   out_.grow(std::max<std::size_t>(count_ * limit_, 1));
   // Poisoned, so that a byte the GPU leaves unwritten shows as a CRC error, never as stale data.
   if (count_ > 0) PARCOMP_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0xA5, count_ * std::size_t{limit_}, stream_));
+  // Zeroed: the kernel writes each block's BlockSymbols as a whole, not its padding bytes, which the
+  // copy back would read uninitialised (compute-sanitizer's initcheck).
+  if (count_ > 0) PARCOMP_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, count_ * sizeof(BlockSymbols), stream_));
   const std::size_t need = bz2gpu::decode_scratch_bytes(count_, limit_);
   if (need > scratch_.size_bytes()) scratch_ = DeviceBytes(need);
   if (count_ > 0)

@@ -369,11 +369,17 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
     sl.items.clear();
     sl.in.clear();
   };
+  // Slot `next` claims while the other may hold a batch on the GPU. A batch held and not yet
+  // published can be what the writer waits for, and then the reader waits for room that only its
+  // results make: so with a batch held, the claim takes a full batch only if one is there now, and
+  // otherwise the held batch is ended first (found by a test with CPU workers beside the GPU).
   int next = 0;
   bool busy[2] = {false, false};
   for (;;) {
     Slot& sl = slots[next];
-    sl.items = job.claim(o.gpu_batch_blocks, true);
+    Slot& other = slots[1 - next];
+    const bool blocking = !busy[1 - next];
+    sl.items = blocking ? job.claim(o.gpu_batch_blocks, true) : job.try_claim(o.gpu_batch_blocks);
     if (!sl.items.empty()) {
       sl.in.resize(sl.items.size());
       for (std::size_t i = 0; i < sl.items.size(); ++i) {
@@ -387,13 +393,15 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
       sl.decoder->run();
       busy[next] = true;
     }
-    Slot& other = slots[1 - next];
     if (busy[1 - next]) {  // the batch before: ended on the host while the GPU decodes this one
       finish(other);
       busy[1 - next] = false;
     }
-    if (!busy[next]) break;  // nothing claimed: the input is done (or the job stopped)
-    next = 1 - next;
+    if (busy[next]) {
+      next = 1 - next;
+    } else if (blocking) {
+      break;  // nothing claimed: the input is done (or the job stopped)
+    }  // else: nothing was ready while the other batch was held; it is ended now: claim again
   }
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);

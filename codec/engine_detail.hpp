@@ -79,6 +79,20 @@ class Job {
     cv.notify_all();
     return out;
   }
+  // A full batch (or the input's last items) if one is there now, else nothing: for a GPU that
+  // holds a batch not yet published, which must not wait for items that only its own results
+  // would make room for.
+  std::vector<Item> try_claim(std::size_t max) {
+    const std::lock_guard lock(m);
+    std::vector<Item> out;
+    if (stop || pending.empty() || (pending.size() < max && !input_done)) return out;
+    while (!pending.empty() && out.size() < max) {
+      out.push_back(std::move(pending.front()));
+      pending.pop_front();
+    }
+    cv.notify_all();
+    return out;
+  }
   void publish(std::uint64_t first, Result r) {
     const std::lock_guard lock(m);
     done.emplace(first, std::move(r));

@@ -115,16 +115,24 @@ PARCOMP_HD inline void make_code_lengths(const std::int32_t* freq, int alphabet,
 // MTF symbols of a block: at most one per byte, and EOB.
 inline constexpr std::size_t kMaxMtfSymbols = 900000 + 1;
 
-// The working memory of one block being written (about 1.8 MB: reused from block to block on the
-// CPU, one per block of a batch on the GPU).
-struct EncodeWork {
-  std::uint16_t mtfv[kMaxMtfSymbols];
-  std::uint8_t selectors[kMaxSelectors];
-  // The tables (here rather than on a GPU thread's stack, which the driver reserves for every
-  // thread the GPU can hold).
+// The small tables of one block being written (about 15 KB: in a GPU CTA's shared memory).
+struct EncodeTables {
+  std::int32_t mtf_freq[kMaxAlphabet];
   std::uint8_t len[kMaxTables][kMaxAlphabet];
   std::int32_t rfreq[kMaxTables][kMaxAlphabet];
   std::uint32_t code[kMaxTables][kMaxAlphabet];
+  bool in_use[256];
+  std::uint32_t n_mtf, n_selectors;
+  int groups, alpha;
+};
+
+// The working memory of one block being written (about 1.8 MB: reused from block to block on the
+// CPU, one per block of a batch on the GPU, whose CTA keeps the tables in shared memory instead).
+struct EncodeWork {
+  std::uint16_t mtfv[kMaxMtfSymbols];
+  std::uint8_t selectors[kMaxSelectors];
+  std::uint64_t group_bit[kMaxSelectors + 1];  // the GPU's: where each group's codes start
+  EncodeTables t;
 };
 
 // Bytes enough for the bits of a block of n bytes (n <= 900000).
@@ -135,26 +143,25 @@ PARCOMP_HD constexpr std::size_t encoded_bytes_bound(std::size_t n) {
   return bits / 8 + 8;
 }
 
-// The block's bits from its BWT (last[0..n), the sorted rotations' last bytes of the initial
-// run-length stage's output, and orig_ptr) and the CRC of its input, into out[0..capacity) from
-// bit 0: bzip2's generateMTFValues and sendMTFValues, step for step (table count, starting tables,
-// four rounds of choosing a table per 50 symbols and rebuilding code lengths with bzip2's Huffman
-// rule, selectors, codes). Returns the bits written; 0 when n is 0 or more than 900000 (bzip2
-// writes no such block).
-PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std::uint32_t n, std::uint32_t orig_ptr, std::uint32_t crc,
-                                                  EncodeWork& w, std::uint8_t* out, std::size_t capacity) {
-  if (n == 0 || n > kMaxMtfSymbols - 1) return 0;
-  // generateMTFValues: the used bytes, MTF over them, zero runs as RUNA/RUNB, EOB.
-  bool in_use[256];
+// A block is written in phases (encode_block_bits runs them in order; the GPU's CTA runs the
+// per-group and per-table ones on several threads):
+//   encode_mtf                      once: MTF, zero runs, the table count and starting tables
+//   4 rounds of:  rfreq = 0, encode_choose for every group, make_code_lengths for every table
+//   encode_codes                    for every table
+//   encode_write                    once: the bits
+
+// generateMTFValues (1 <= n <= 900000): the used bytes, MTF over them, zero runs as RUNA/RUNB, EOB
+// into mtfv; then sendMTFValues' table count and starting tables.
+PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, std::uint16_t* mtfv, EncodeTables& t) {
+  bool* in_use = t.in_use;
   for (int i = 0; i < 256; ++i) in_use[i] = false;
   for (std::uint32_t i = 0; i < n; ++i) in_use[last[i]] = true;
   std::uint8_t to_seq[256];
   int n_in_use = 0;
   for (int i = 0; i < 256; ++i) to_seq[i] = in_use[i] ? static_cast<std::uint8_t>(n_in_use++) : 0;
   const int eob = n_in_use + 1, alpha = n_in_use + 2;
-  std::int32_t mtf_freq[kMaxAlphabet];
+  std::int32_t* mtf_freq = t.mtf_freq;
   for (int i = 0; i < kMaxAlphabet; ++i) mtf_freq[i] = 0;
-  std::uint16_t* mtfv = w.mtfv;
   std::size_t wr = 0;
   std::uint8_t yy[256];
   for (int i = 0; i < n_in_use; ++i) yy[i] = static_cast<std::uint8_t>(i);
@@ -181,9 +188,9 @@ PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std:
     int j = 1;
     std::uint8_t carry = yy[0];
     while (yy[j] != v) {
-      const std::uint8_t t = yy[j];
+      const std::uint8_t tmp = yy[j];
       yy[j] = carry;
-      carry = t;
+      carry = tmp;
       ++j;
     }
     yy[j] = carry;
@@ -195,64 +202,73 @@ PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std:
   mtfv[wr++] = static_cast<std::uint16_t>(eob);
   ++mtf_freq[eob];
   const std::size_t n_mtf = wr;
+  t.n_mtf = static_cast<std::uint32_t>(n_mtf);
+  t.n_selectors = static_cast<std::uint32_t>((n_mtf + kGroupSize - 1) / kGroupSize);
+  t.alpha = alpha;
 
-  // sendMTFValues: the table count, the starting tables, four rounds.
+  // sendMTFValues: the table count and the starting tables.
   const int groups = n_mtf < 200 ? 2 : n_mtf < 600 ? 3 : n_mtf < 1200 ? 4 : n_mtf < 2400 ? 5 : 6;
-  auto& len = w.len;
-  for (int t = 0; t < kMaxTables; ++t)
-    for (int v = 0; v < kMaxAlphabet; ++v) len[t][v] = 15;
-  {
-    int parts = groups;
-    std::int64_t rem = static_cast<std::int64_t>(n_mtf);
-    int gs = 0;
-    while (parts > 0) {
-      const std::int64_t target = rem / parts;
-      int ge = gs - 1;
-      std::int64_t a = 0;
-      while (a < target && ge < alpha - 1) a += mtf_freq[++ge];
-      if (ge > gs && parts != groups && parts != 1 && (groups - parts) % 2 == 1) a -= mtf_freq[ge--];
-      for (int v = 0; v < alpha; ++v) len[parts - 1][v] = v >= gs && v <= ge ? 0 : 15;
-      --parts;
-      gs = ge + 1;
-      rem -= a;
-    }
+  t.groups = groups;
+  auto& len = t.len;
+  for (int k = 0; k < kMaxTables; ++k)
+    for (int v = 0; v < kMaxAlphabet; ++v) len[k][v] = 15;
+  int parts = groups;
+  std::int64_t rem = static_cast<std::int64_t>(n_mtf);
+  int gs = 0;
+  while (parts > 0) {
+    const std::int64_t target = rem / parts;
+    int ge = gs - 1;
+    std::int64_t a = 0;
+    while (a < target && ge < alpha - 1) a += mtf_freq[++ge];
+    if (ge > gs && parts != groups && parts != 1 && (groups - parts) % 2 == 1) a -= mtf_freq[ge--];
+    for (int v = 0; v < alpha; ++v) len[parts - 1][v] = v >= gs && v <= ge ? 0 : 15;
+    --parts;
+    gs = ge + 1;
+    rem -= a;
   }
-  std::uint8_t* selector = w.selectors;
-  const std::size_t n_selectors = (n_mtf + kGroupSize - 1) / kGroupSize;
-  auto& rfreq = w.rfreq;
-  for (int iter = 0; iter < kIterations; ++iter) {
-    for (int t = 0; t < groups; ++t)
-      for (int v = 0; v < alpha; ++v) rfreq[t][v] = 0;
-    for (std::size_t g = 0; g < n_selectors; ++g) {
-      const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < n_mtf ? gs + kGroupSize : n_mtf;
-      std::uint32_t cost[kMaxTables] = {};
-      for (std::size_t i = gs; i < ge; ++i)
-        for (int t = 0; t < groups; ++t) cost[t] += len[t][mtfv[i]];
-      int bt = 0;
-      for (int t = 1; t < groups; ++t)
-        if (cost[t] < cost[bt]) bt = t;
-      selector[g] = static_cast<std::uint8_t>(bt);
-      for (std::size_t i = gs; i < ge; ++i) ++rfreq[bt][mtfv[i]];
-    }
-    for (int t = 0; t < groups; ++t) make_code_lengths(rfreq[t], alpha, kEncodeMaxLength, len[t]);
-  }
-  // Codes (BZ2_hbAssignCodes): by length, then symbol.
-  auto& code = w.code;
-  for (int t = 0; t < groups; ++t) {
-    int lo = 32, hi = 0;
-    for (int i = 0; i < alpha; ++i) {
-      if (len[t][i] < lo) lo = len[t][i];
-      if (len[t][i] > hi) hi = len[t][i];
-    }
-    std::uint32_t vec = 0;
-    for (int l = lo; l <= hi; ++l) {
-      for (int i = 0; i < alpha; ++i)
-        if (len[t][i] == l) code[t][i] = vec++;
-      vec <<= 1;
-    }
-  }
+}
 
-  BitSink s(out, capacity);
+// One round's choice for group g (50 symbols): the table that codes it in the fewest bits (the
+// first on ties), as its selector; then add(table, symbol) for each of its symbols (the round's
+// frequencies: ++rfreq[table][symbol], atomically where threads share them).
+template <typename Add>
+PARCOMP_HD inline void encode_choose(const std::uint16_t* mtfv, std::size_t g, const EncodeTables& t, std::uint8_t* selector, Add add) {
+  const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < t.n_mtf ? gs + kGroupSize : t.n_mtf;
+  const int groups = t.groups;
+  std::uint32_t cost[kMaxTables] = {};
+  for (std::size_t i = gs; i < ge; ++i) {
+    const std::uint16_t v = mtfv[i];
+    for (int k = 0; k < groups; ++k) cost[k] += t.len[k][v];
+  }
+  int bt = 0;
+  for (int k = 1; k < groups; ++k)
+    if (cost[k] < cost[bt]) bt = k;
+  selector[g] = static_cast<std::uint8_t>(bt);
+  for (std::size_t i = gs; i < ge; ++i) add(bt, mtfv[i]);
+}
+
+// Table k's codes (BZ2_hbAssignCodes): by length, then symbol.
+PARCOMP_HD inline void encode_codes(EncodeTables& t, int k) {
+  int lo = 32, hi = 0;
+  for (int i = 0; i < t.alpha; ++i) {
+    if (t.len[k][i] < lo) lo = t.len[k][i];
+    if (t.len[k][i] > hi) hi = t.len[k][i];
+  }
+  std::uint32_t vec = 0;
+  for (int l = lo; l <= hi; ++l) {
+    for (int i = 0; i < t.alpha; ++i)
+      if (t.len[k][i] == l) t.code[k][i] = vec++;
+    vec <<= 1;
+  }
+}
+
+// The block's bits up to its first symbol (magic, CRC, origPtr, used bytes, table count,
+// selectors, code lengths) into s.
+PARCOMP_HD inline void encode_write_head(const std::uint8_t* selector, const EncodeTables& t, std::uint32_t orig_ptr, std::uint32_t crc,
+                                         BitSink& s) {
+  const int groups = t.groups, alpha = t.alpha;
+  const std::size_t n_selectors = t.n_selectors;
+  const bool* in_use = t.in_use;
   s.put(static_cast<std::uint32_t>(kBlockMagic >> 24), 24);
   s.put(static_cast<std::uint32_t>(kBlockMagic & 0xffffff), 24);
   s.put(crc, 32);
@@ -285,21 +301,86 @@ PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std:
       s.put(0, 1);
     }
   }
-  for (int t = 0; t < groups; ++t) {
-    int curr = len[t][0];
+  for (int k = 0; k < groups; ++k) {
+    int curr = t.len[k][0];
     s.put(static_cast<std::uint32_t>(curr), 5);
     for (int i = 0; i < alpha; ++i) {
-      for (; curr < len[t][i]; ++curr) s.put(2, 2);
-      for (; curr > len[t][i]; --curr) s.put(3, 2);
+      for (; curr < t.len[k][i]; ++curr) s.put(2, 2);
+      for (; curr > t.len[k][i]; --curr) s.put(3, 2);
       s.put(0, 1);
     }
   }
-  for (std::size_t g = 0; g < n_selectors; ++g) {
-    const int t = selector[g];
-    const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < n_mtf ? gs + kGroupSize : n_mtf;
-    for (std::size_t i = gs; i < ge; ++i) s.put(code[t][mtfv[i]], len[t][mtfv[i]]);
-  }
+}
+
+// Group g's codes: put(code, length) for each of its symbols.
+template <typename Put>
+PARCOMP_HD inline void encode_group_codes(const std::uint16_t* mtfv, const std::uint8_t* selector, const EncodeTables& t, std::size_t g, Put put) {
+  const int k = selector[g];
+  const std::uint32_t* code = t.code[k];
+  const std::uint8_t* len = t.len[k];
+  const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < t.n_mtf ? gs + kGroupSize : t.n_mtf;
+  for (std::size_t i = gs; i < ge; ++i) put(code[mtfv[i]], len[mtfv[i]]);
+}
+
+// 32 stream bits (the first in the top bit) as the word that holds them in memory on a
+// little-endian machine (the GPU, x86).
+PARCOMP_HD inline std::uint32_t stream_word(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(x, 0, 0x0123);
+#else
+  return __builtin_bswap32(x);
+#endif
+}
+
+// Group g's codes from bit `start` of a zeroed buffer seen as little-endian 32-bit words:
+// or_word(index, bits) for each word it touches. For writers whose groups run at once (the GPU's):
+// two groups share the words at their ends, so or_word ORs atomically there.
+template <typename Or>
+PARCOMP_HD inline void encode_group_words(const std::uint16_t* mtfv, const std::uint8_t* selector, const EncodeTables& t, std::size_t g,
+                                          std::uint64_t start, Or or_word) {
+  std::uint64_t word = start >> 5, acc = 0;
+  int pending = static_cast<int>(start & 31);  // bits in acc not yet OR'd, the oldest zeros
+  encode_group_codes(mtfv, selector, t, g, [&](std::uint32_t code, int length) {
+    acc = acc << length | code;
+    pending += length;
+    if (pending >= 32) {
+      pending -= 32;
+      or_word(word++, stream_word(static_cast<std::uint32_t>(acc >> pending)));
+    }
+  });
+  if (pending > 0) or_word(word, stream_word(static_cast<std::uint32_t>(acc << (32 - pending))));
+}
+
+// The block's bits into out[0..capacity) from bit 0; returns the bits written.
+PARCOMP_HD inline std::uint64_t encode_write(const std::uint16_t* mtfv, const std::uint8_t* selector, const EncodeTables& t,
+                                             std::uint32_t orig_ptr, std::uint32_t crc, std::uint8_t* out, std::size_t capacity) {
+  BitSink s(out, capacity);
+  encode_write_head(selector, t, orig_ptr, crc, s);
+  for (std::size_t g = 0; g < t.n_selectors; ++g)
+    encode_group_codes(mtfv, selector, t, g, [&s](std::uint32_t code, int length) { s.put(code, length); });
   return s.finish();
+}
+
+// The block's bits from its BWT (last[0..n), the sorted rotations' last bytes of the initial
+// run-length stage's output, and orig_ptr) and the CRC of its input, into out[0..capacity) from
+// bit 0: bzip2's generateMTFValues and sendMTFValues, step for step (table count, starting tables,
+// four rounds of choosing a table per 50 symbols and rebuilding code lengths with bzip2's Huffman
+// rule, selectors, codes). Returns the bits written; 0 when n is 0 or more than 900000 (bzip2
+// writes no such block).
+PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std::uint32_t n, std::uint32_t orig_ptr, std::uint32_t crc,
+                                                  EncodeWork& w, std::uint8_t* out, std::size_t capacity) {
+  if (n == 0 || n > kMaxMtfSymbols - 1) return 0;
+  EncodeTables& t = w.t;
+  encode_mtf(last, n, w.mtfv, t);
+  for (int iter = 0; iter < kIterations; ++iter) {
+    for (int k = 0; k < t.groups; ++k)
+      for (int v = 0; v < t.alpha; ++v) t.rfreq[k][v] = 0;
+    for (std::size_t g = 0; g < t.n_selectors; ++g)
+      encode_choose(w.mtfv, g, t, w.selectors, [&t](int k, std::uint16_t v) { ++t.rfreq[k][v]; });
+    for (int k = 0; k < t.groups; ++k) make_code_lengths(t.rfreq[k], t.alpha, kEncodeMaxLength, t.len[k]);
+  }
+  for (int k = 0; k < t.groups; ++k) encode_codes(t, k);
+  return encode_write(w.mtfv, w.selectors, t, orig_ptr, crc, out, capacity);
 }
 
 }  // namespace parcomp::bz2

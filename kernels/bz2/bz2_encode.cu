@@ -30,9 +30,68 @@ __host__ __device__ inline void encode_one(const EncodeBatch& a, std::size_t b) 
                                            a.stride);
 }
 
-// One thread per block, a CTA each, so that the blocks spread over the SMs.
-__global__ void encode_kernel(EncodeBatch a, std::size_t count) {
-  if (threadIdx.x == 0 && blockIdx.x < count) encode_one(a, blockIdx.x);
+constexpr unsigned kEncodeThreads = 128;
+
+// A CTA per block, its tables in shared memory: one thread runs the MTF (a serial chain), every
+// thread takes groups in the four rounds (shared-memory atomics for the frequencies), a thread per
+// table builds its code lengths and codes, and every thread writes groups' codes at their starts.
+__global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, std::size_t count) {
+  __shared__ bz2::EncodeTables t;
+  const std::size_t b = blockIdx.x;
+  if (b >= count) return;
+  const unsigned tid = threadIdx.x;
+  const std::uint64_t at = a.offsets[b], n = a.offsets[b + 1] - at;
+  if (n == 0 || n > bz2::kMaxMtfSymbols - 1) {  // the same for every thread of the CTA
+    if (tid == 0) a.bits[b] = 0;
+    return;
+  }
+  bz2::EncodeWork& w = a.work[b];
+  if (tid == 0) bz2::encode_mtf(a.last + at, static_cast<std::uint32_t>(n), w.mtfv, t);
+  __syncthreads();
+  for (int iter = 0; iter < bz2::kIterations; ++iter) {
+    for (unsigned i = tid; i < bz2::kMaxTables * bz2::kMaxAlphabet; i += blockDim.x) (&t.rfreq[0][0])[i] = 0;
+    __syncthreads();
+    for (std::size_t g = tid; g < t.n_selectors; g += blockDim.x)
+      bz2::encode_choose(w.mtfv, g, t, w.selectors, [](int k, std::uint16_t v) { atomicAdd(&t.rfreq[k][v], 1); });
+    __syncthreads();
+    if (tid < static_cast<unsigned>(t.groups)) bz2::make_code_lengths(t.rfreq[tid], t.alpha, bz2::kEncodeMaxLength, t.len[tid]);
+    __syncthreads();
+  }
+  if (tid < static_cast<unsigned>(t.groups)) bz2::encode_codes(t, static_cast<int>(tid));
+  __syncthreads();
+  // The bits: the head on one thread while the others measure each group's codes; the groups'
+  // starts (a scan); the bytes after the head zeroed; then every group's codes at its start.
+  __shared__ std::uint64_t head_bits, total_bits;
+  std::uint8_t* out = a.out + b * a.stride;
+  if (tid == 0) {
+    bz2::BitSink s(out, a.stride);
+    bz2::encode_write_head(w.selectors, t, a.primary[b], a.crc[b], s);
+    head_bits = s.finish();
+  }
+  for (std::size_t g = tid; g < t.n_selectors; g += blockDim.x) {
+    std::uint64_t bits = 0;
+    bz2::encode_group_codes(w.mtfv, w.selectors, t, g, [&bits](std::uint32_t, int length) { bits += static_cast<std::uint64_t>(length); });
+    w.group_bit[g + 1] = bits;
+  }
+  __syncthreads();
+  if (tid == 0) {
+    std::uint64_t at = head_bits;
+    w.group_bit[0] = at;
+    for (std::size_t g = 0; g < t.n_selectors; ++g) {
+      at += w.group_bit[g + 1];
+      w.group_bit[g + 1] = at;
+    }
+    total_bits = at;
+  }
+  __syncthreads();
+  const std::size_t zero_from = (head_bits + 7) / 8, zero_to = (total_bits + 31) / 32 * 4;
+  for (std::size_t i = zero_from + tid; i < zero_to && i < a.stride; i += blockDim.x) out[i] = 0;
+  __syncthreads();
+  // Groups share the 32-bit words at their ends: OR'd in atomically (bytes in stream order).
+  auto* words = reinterpret_cast<std::uint32_t*>(out);
+  for (std::size_t g = tid; g < t.n_selectors; g += blockDim.x)
+    bz2::encode_group_words(w.mtfv, w.selectors, t, g, w.group_bit[g], [words](std::uint64_t i, std::uint32_t v) { atomicOr(&words[i], v); });
+  if (tid == 0) a.bits[b] = total_bits;
 }
 
 EncodeBatch make(const std::uint8_t* last, const std::uint64_t* offsets, const std::uint32_t* primary, const std::uint32_t* crc, std::size_t count,
@@ -55,7 +114,7 @@ void encode_batch(const std::uint8_t* last, const std::uint64_t* offsets, const 
   PARCOMP_NVTX_RANGE("bz2gpu::encode_batch");
   if (count == 0) return;
   const EncodeBatch a = make(last, offsets, primary, crc, count, out, stride, bits, scratch, scratch_bytes, "bz2gpu::encode_batch");
-  encode_kernel<<<static_cast<unsigned>(count), 1, 0, stream>>>(a, count);
+  encode_kernel<<<static_cast<unsigned>(count), kEncodeThreads, 0, stream>>>(a, count);
   PARCOMP_CHECK_LAUNCH();
 }
 

@@ -8,6 +8,7 @@
 // decode_symbols, which tests/cpu/test_bz2.cpp and the fuzzer check against libbz2.
 #include "codec/bz2.hpp"
 #include "codec/common/bz2_block.hpp"
+#include "codec/common/bz2_encode.hpp"
 #include "datasets/synthetic.hpp"
 #include "kernels/bz2/bz2_decode.hpp"
 #include "kernels/bz2/bz2_encode.hpp"
@@ -21,6 +22,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -178,6 +182,51 @@ TEST(Bz2GpuSteps, TheEncodeBatchOnTheHostGivesEncodeBlocksBits) {
     bz2::encode_block({last.data() + offsets[b], offsets[b + 1] - offsets[b]}, primary[b], crc[b], want, es);
     ASSERT_EQ(bits[b], want.bits);
     ASSERT_TRUE(std::equal(want.bytes.begin(), want.bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(b * stride)));
+  }
+}
+
+
+// The GPU encoder's writer (kernels/bz2/bz2_encode.cu): the head on one thread, each group's codes
+// OR'd as 32-bit words at its start, the groups in any order; here in a shuffled order on the
+// host: the bytes and bit count of the serial writer (encode_write).
+TEST(Bz2GpuSteps, GroupsOrdAsWordsGiveTheSerialWritersBits) {
+  static_assert(std::endian::native == std::endian::little, "the words are little-endian, as on the GPU");
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<Bytes> inputs = {Bytes{'q'}, Bytes(5000, 'r'), parcomp::testing::word_text(300001, seed),
+                               datasets::bytes_with_entropy(120007, 7.9, seed), parcomp::testing::periodic(70000, "xyz"),
+                               datasets::bytes_with_entropy(899990, 2.0, seed + 1)};
+  const auto [last, offsets, primary, crc] = parcomp::testing::bz2_bwt_batch(inputs);
+  auto w = std::make_unique<bz2::EncodeWork>();
+  for (std::size_t b = 0; b < inputs.size(); ++b) {
+    SCOPED_TRACE(::testing::Message() << "block " << b);
+    const auto n = static_cast<std::uint32_t>(offsets[b + 1] - offsets[b]);
+    const std::size_t cap = bz2::encoded_bytes_bound(n) + 8;
+    Bytes want(cap, 0);
+    const std::uint64_t bits = bz2::encode_block_bits(last.data() + offsets[b], n, primary[b], crc[b], *w, want.data(), cap);
+    ASSERT_GT(bits, 0u);
+    // The same tables, written as the GPU writes them.
+    std::vector<std::uint32_t> words((cap + 3) / 4, 0xA5A5A5A5u);
+    auto* out = reinterpret_cast<std::uint8_t*>(words.data());
+    bz2::BitSink s(out, cap);
+    bz2::encode_write_head(w->selectors, w->t, primary[b], crc[b], s);
+    const std::uint64_t head = s.finish();
+    std::vector<std::uint64_t> start(w->t.n_selectors + 1, head);
+    for (std::size_t g = 0; g < w->t.n_selectors; ++g) {
+      std::uint64_t len = 0;
+      bz2::encode_group_codes(w->mtfv, w->selectors, w->t, g, [&len](std::uint32_t, int l) { len += static_cast<std::uint64_t>(l); });
+      start[g + 1] = start[g] + len;
+    }
+    ASSERT_EQ(start.back(), bits);
+    std::memset(out + (head + 7) / 8, 0, words.size() * 4 - (head + 7) / 8);
+    std::vector<std::size_t> order(w->t.n_selectors);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const std::size_t g : order)
+      bz2::encode_group_words(w->mtfv, w->selectors, w->t, g, start[g], [&words](std::uint64_t i, std::uint32_t v) { words[i] |= v; });
+    const std::size_t used = (bits + 7) / 8;
+    ASSERT_TRUE(std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(used), out));
   }
 }
 
