@@ -122,16 +122,21 @@ struct EncodeTables {
   std::int32_t rfreq[kMaxTables][kMaxAlphabet];
   std::uint32_t code[kMaxTables][kMaxAlphabet];
   bool in_use[256];
+  std::uint8_t to_seq[256];  // a used byte's place among the used bytes
   std::uint32_t n_mtf, n_selectors;
   int groups, alpha;
 };
 
 // The working memory of one block being written (about 1.8 MB: reused from block to block on the
 // CPU, one per block of a batch on the GPU, whose CTA keeps the tables in shared memory instead).
+inline constexpr int kMtfChunks = 128;  // the GPU's MTF chunks of a block (a thread each)
+
 struct EncodeWork {
   std::uint16_t mtfv[kMaxMtfSymbols];
+  std::uint8_t mtf_index[kMaxMtfSymbols];  // each byte's MTF position (0: the front)
   std::uint8_t selectors[kMaxSelectors];
-  std::uint64_t group_bit[kMaxSelectors + 1];  // the GPU's: where each group's codes start
+  std::uint64_t group_bit[kMaxSelectors + 1];         // the GPU's: where each group's codes start
+  std::uint8_t chunk_state[kMtfChunks][256];          // the GPU's: the MTF list at each chunk's start
   EncodeTables t;
 };
 
@@ -150,41 +155,73 @@ PARCOMP_HD constexpr std::size_t encoded_bytes_bound(std::size_t n) {
 //   encode_codes                    for every table
 //   encode_write                    once: the bits
 
-// generateMTFValues (1 <= n <= 900000): the used bytes, MTF over them, zero runs as RUNA/RUNB, EOB
-// into mtfv; then sendMTFValues' table count and starting tables.
-PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, std::uint16_t* mtfv, EncodeTables& t) {
-  bool* in_use = t.in_use;
-  for (int i = 0; i < 256; ++i) in_use[i] = false;
-  for (std::uint32_t i = 0; i < n; ++i) in_use[last[i]] = true;
-  std::uint8_t to_seq[256];
+// generateMTFValues, in pieces that also run on chunks of a block at once (the GPU's CTA):
+//   encode_used_bits per chunk, encode_set_used    the used bytes (bitmap words OR'd together)
+//   mtf_chunk_list per chunk, mtf_next_state       each chunk's MTF list at its start
+//   mtf_chunk_indices per chunk                    each byte's MTF position, from its chunk's list
+//   mtf_chunk_emit per chunk                       zero runs as RUNA/RUNB, the other positions + 1
+//                                                  (a zero run belongs to the chunk where it ends)
+//   encode_end_mtf                                 EOB, then sendMTFValues' starting tables
+// encode_mtf runs them on the whole block as one chunk (the CPU's writer).
+
+// The bytes of last[a, b) as a bitmap (bits[v / 32] bit v % 32).
+PARCOMP_HD inline void encode_used_bits(const std::uint8_t* last, std::size_t a, std::size_t b, std::uint32_t* bits) {
+  for (std::size_t i = a; i < b; ++i) bits[last[i] >> 5] |= 1u << (last[i] & 31);
+}
+PARCOMP_HD inline void encode_set_used(EncodeTables& t, const std::uint32_t* bits) {
   int n_in_use = 0;
-  for (int i = 0; i < 256; ++i) to_seq[i] = in_use[i] ? static_cast<std::uint8_t>(n_in_use++) : 0;
-  const int eob = n_in_use + 1, alpha = n_in_use + 2;
-  std::int32_t* mtf_freq = t.mtf_freq;
-  for (int i = 0; i < kMaxAlphabet; ++i) mtf_freq[i] = 0;
-  std::size_t wr = 0;
-  std::uint8_t yy[256];
-  for (int i = 0; i < n_in_use; ++i) yy[i] = static_cast<std::uint8_t>(i);
-  std::size_t z_pend = 0;
-  auto flush_zeros = [&] {
-    if (z_pend == 0) return;
-    --z_pend;
-    while (true) {
-      const std::uint16_t digit = (z_pend & 1) != 0 ? kRunB : kRunA;
-      mtfv[wr++] = digit;
-      ++mtf_freq[digit];
-      if (z_pend < 2) break;
-      z_pend = (z_pend - 2) / 2;
+  for (int i = 0; i < 256; ++i) {
+    t.in_use[i] = (bits[i >> 5] >> (i & 31) & 1u) != 0;
+    t.to_seq[i] = t.in_use[i] ? static_cast<std::uint8_t>(n_in_use++) : 0;
+  }
+  t.alpha = n_in_use + 2;
+  for (int i = 0; i < kMaxAlphabet; ++i) t.mtf_freq[i] = 0;
+}
+
+// The distinct used-byte places of last[a, b), the most recent first (a chunk's MTF list moves
+// these to the front in this order); returns how many.
+PARCOMP_HD inline int mtf_chunk_list(const std::uint8_t* last, const std::uint8_t* to_seq, std::size_t a, std::size_t b, std::uint8_t* list) {
+  bool seen[256];
+  for (int i = 0; i < 256; ++i) seen[i] = false;
+  int count = 0;
+  for (std::size_t i = b; i-- > a;) {
+    const std::uint8_t v = to_seq[last[i]];
+    if (!seen[v]) {
+      seen[v] = true;
+      list[count++] = v;
     }
-    z_pend = 0;
-  };
-  for (std::uint32_t i = 0; i < n; ++i) {
+  }
+  return count;
+}
+// The MTF list after a chunk: its list, then the list before it without those.
+PARCOMP_HD inline void mtf_next_state(const std::uint8_t* before, int n_in_use, const std::uint8_t* list, int count, std::uint8_t* after) {
+  bool moved[256];
+  for (int i = 0; i < 256; ++i) moved[i] = false;
+  for (int k = 0; k < count; ++k) {
+    moved[list[k]] = true;
+    after[k] = list[k];
+  }
+  int o = count;
+  for (int k = 0; k < n_in_use; ++k)
+    if (!moved[before[k]]) after[o++] = before[k];
+}
+
+// A chunk's zero positions at its end, and whether it has nothing else.
+struct MtfTail {
+  std::uint64_t zeros = 0;
+  bool all_zero = true;
+};
+// The MTF positions of last[a, b) into index[a, b), from the list yy (moved as bzip2 moves it).
+PARCOMP_HD inline MtfTail mtf_chunk_indices(const std::uint8_t* last, const std::uint8_t* to_seq, std::size_t a, std::size_t b, std::uint8_t* yy,
+                                            std::uint8_t* index) {
+  MtfTail tail;
+  for (std::size_t i = a; i < b; ++i) {
     const std::uint8_t v = to_seq[last[i]];
     if (yy[0] == v) {
-      ++z_pend;
+      index[i] = 0;
+      ++tail.zeros;
       continue;
     }
-    flush_zeros();
     int j = 1;
     std::uint8_t carry = yy[0];
     while (yy[j] != v) {
@@ -195,18 +232,51 @@ PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, std
     }
     yy[j] = carry;
     yy[0] = v;
-    mtfv[wr++] = static_cast<std::uint16_t>(j + 1);
-    ++mtf_freq[j + 1];
+    index[i] = static_cast<std::uint8_t>(j);
+    tail.zeros = 0;
+    tail.all_zero = false;
   }
-  flush_zeros();
-  mtfv[wr++] = static_cast<std::uint16_t>(eob);
-  ++mtf_freq[eob];
-  const std::size_t n_mtf = wr;
+  return tail;
+}
+// The zero run coming into the chunk after one whose run coming in was `run`, of `bytes` bytes.
+PARCOMP_HD inline std::uint64_t mtf_run_after(std::uint64_t run, std::uint64_t bytes, const MtfTail& tail) {
+  return tail.all_zero ? run + bytes : tail.zeros;
+}
+// The symbols of index[a, b): put(symbol) for each; `run` zeros come in from before the chunk; the
+// last chunk also ends its own run.
+template <typename Put>
+PARCOMP_HD inline void mtf_chunk_emit(const std::uint8_t* index, std::size_t a, std::size_t b, std::uint64_t run, bool last_chunk, Put put) {
+  auto flush = [&] {
+    if (run == 0) return;
+    --run;
+    while (true) {
+      put((run & 1) != 0 ? kRunB : kRunA);
+      if (run < 2) break;
+      run = (run - 2) / 2;
+    }
+    run = 0;
+  };
+  for (std::size_t i = a; i < b; ++i) {
+    if (index[i] == 0) {
+      ++run;
+      continue;
+    }
+    flush();
+    put(static_cast<std::uint16_t>(index[i] + 1));
+  }
+  if (last_chunk) flush();
+}
+
+// After the symbols (n_symbols of them in mtfv, counted in t.mtf_freq): EOB, then sendMTFValues'
+// table count and starting tables.
+PARCOMP_HD inline void encode_end_mtf(std::uint16_t* mtfv, std::size_t n_symbols, EncodeTables& t) {
+  const int alpha = t.alpha, eob = alpha - 1;
+  mtfv[n_symbols] = static_cast<std::uint16_t>(eob);
+  ++t.mtf_freq[eob];
+  const std::size_t n_mtf = n_symbols + 1;
+  const std::int32_t* mtf_freq = t.mtf_freq;
   t.n_mtf = static_cast<std::uint32_t>(n_mtf);
   t.n_selectors = static_cast<std::uint32_t>((n_mtf + kGroupSize - 1) / kGroupSize);
-  t.alpha = alpha;
-
-  // sendMTFValues: the table count and the starting tables.
   const int groups = n_mtf < 200 ? 2 : n_mtf < 600 ? 3 : n_mtf < 1200 ? 4 : n_mtf < 2400 ? 5 : 6;
   t.groups = groups;
   auto& len = t.len;
@@ -226,6 +296,23 @@ PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, std
     gs = ge + 1;
     rem -= a;
   }
+}
+
+// generateMTFValues on one core (1 <= n <= 900000), and the starting tables.
+PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, EncodeWork& w) {
+  EncodeTables& t = w.t;
+  std::uint32_t bits[8] = {};
+  encode_used_bits(last, 0, n, bits);
+  encode_set_used(t, bits);
+  std::uint8_t yy[256];
+  for (int i = 0; i < 256; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  mtf_chunk_indices(last, t.to_seq, 0, n, yy, w.mtf_index);
+  std::size_t wr = 0;
+  mtf_chunk_emit(w.mtf_index, 0, n, 0, true, [&](std::uint16_t v) {
+    w.mtfv[wr++] = v;
+    ++t.mtf_freq[v];
+  });
+  encode_end_mtf(w.mtfv, wr, t);
 }
 
 // One round's choice for group g (50 symbols): the table that codes it in the fewest bits (the
@@ -371,7 +458,7 @@ PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std:
                                                   EncodeWork& w, std::uint8_t* out, std::size_t capacity) {
   if (n == 0 || n > kMaxMtfSymbols - 1) return 0;
   EncodeTables& t = w.t;
-  encode_mtf(last, n, w.mtfv, t);
+  encode_mtf(last, n, w);
   for (int iter = 0; iter < kIterations; ++iter) {
     for (int k = 0; k < t.groups; ++k)
       for (int v = 0; v < t.alpha; ++v) t.rfreq[k][v] = 0;

@@ -32,7 +32,7 @@ __host__ __device__ inline void encode_one(const EncodeBatch& a, std::size_t b) 
 
 constexpr unsigned kEncodeThreads = 128;
 
-// A CTA per block, its tables in shared memory: one thread runs the MTF (a serial chain), every
+// A CTA per block, its tables in shared memory: every thread runs the MTF on its chunk, every
 // thread takes groups in the four rounds (shared-memory atomics for the frequencies), a thread per
 // table builds its code lengths and codes, and every thread writes groups' codes at their starts.
 __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, std::size_t count) {
@@ -46,7 +46,80 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
     return;
   }
   bz2::EncodeWork& w = a.work[b];
-  if (tid == 0) bz2::encode_mtf(a.last + at, static_cast<std::uint32_t>(n), w.mtfv, t);
+  const std::uint8_t* last = a.last + at;
+  static_assert(bz2::kMtfChunks == kEncodeThreads, "a chunk per thread");
+  // MTF on chunks at once: each chunk's list at its start comes from the lists of the chunks before.
+  __shared__ std::uint32_t used[8];
+  __shared__ bz2::MtfTail tails[kEncodeThreads];
+  __shared__ std::uint64_t runs[kEncodeThreads], at_symbol[kEncodeThreads + 1];
+  const std::size_t ca = n * tid / kEncodeThreads, cb = n * (tid + 1) / kEncodeThreads;
+  if (tid < 8) used[tid] = 0;
+  __syncthreads();
+  {
+    std::uint32_t bits[8] = {};
+    bz2::encode_used_bits(last, ca, cb, bits);
+    for (int k = 0; k < 8; ++k)
+      if (bits[k] != 0) atomicOr(&used[k], bits[k]);
+  }
+  __syncthreads();
+  if (tid == 0) bz2::encode_set_used(t, used);
+  __syncthreads();
+  const int n_in_use = t.alpha - 2;
+  {
+    std::uint8_t list[256];
+    const int count = bz2::mtf_chunk_list(last, t.to_seq, ca, cb, list);
+    for (int k = 0; k < count; ++k) w.chunk_state[tid][k] = list[k];
+    tails[tid].zeros = static_cast<std::uint64_t>(count);  // the list's length, until the indices
+  }
+  __syncthreads();
+  if (tid == 0) {
+    std::uint8_t state[256], list[256];
+    for (int k = 0; k < 256; ++k) state[k] = static_cast<std::uint8_t>(k);
+    for (unsigned c = 0; c < kEncodeThreads; ++c) {
+      const int count = static_cast<int>(tails[c].zeros);
+      for (int k = 0; k < count; ++k) list[k] = w.chunk_state[c][k];
+      for (int k = 0; k < n_in_use; ++k) w.chunk_state[c][k] = state[k];
+      std::uint8_t after[256];
+      bz2::mtf_next_state(state, n_in_use, list, count, after);
+      for (int k = 0; k < n_in_use; ++k) state[k] = after[k];
+    }
+  }
+  __syncthreads();
+  {
+    std::uint8_t yy[256];
+    for (int k = 0; k < n_in_use; ++k) yy[k] = w.chunk_state[tid][k];
+    tails[tid] = bz2::mtf_chunk_indices(last, t.to_seq, ca, cb, yy, w.mtf_index);
+  }
+  __syncthreads();
+  if (tid == 0) {
+    std::uint64_t run = 0;
+    for (unsigned c = 0; c < kEncodeThreads; ++c) {
+      runs[c] = run;
+      run = bz2::mtf_run_after(run, n * (c + 1) / kEncodeThreads - n * c / kEncodeThreads, tails[c]);
+    }
+  }
+  __syncthreads();
+  const bool last_chunk = tid + 1 == kEncodeThreads;
+  {
+    std::uint64_t count = 0;
+    bz2::mtf_chunk_emit(w.mtf_index, ca, cb, runs[tid], last_chunk, [&count](std::uint16_t) { ++count; });
+    at_symbol[tid + 1] = count;
+  }
+  __syncthreads();
+  if (tid == 0) {
+    at_symbol[0] = 0;
+    for (unsigned c = 0; c < kEncodeThreads; ++c) at_symbol[c + 1] += at_symbol[c];
+  }
+  __syncthreads();
+  {
+    std::uint64_t o = at_symbol[tid];
+    bz2::mtf_chunk_emit(w.mtf_index, ca, cb, runs[tid], last_chunk, [&](std::uint16_t v) {
+      w.mtfv[o++] = v;
+      atomicAdd(&t.mtf_freq[v], 1);
+    });
+  }
+  __syncthreads();
+  if (tid == 0) bz2::encode_end_mtf(w.mtfv, at_symbol[kEncodeThreads], t);
   __syncthreads();
   for (int iter = 0; iter < bz2::kIterations; ++iter) {
     for (unsigned i = tid; i < bz2::kMaxTables * bz2::kMaxAlphabet; i += blockDim.x) (&t.rfreq[0][0])[i] = 0;

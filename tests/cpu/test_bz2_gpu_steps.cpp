@@ -230,4 +230,74 @@ TEST(Bz2GpuSteps, GroupsOrdAsWordsGiveTheSerialWritersBits) {
   }
 }
 
+
+// The GPU encoder's MTF on chunks at once (kernels/bz2/bz2_encode.cu: each chunk's list from the
+// lists before it, its positions, its symbols at the count of the symbols before it), run here
+// chunk after chunk: the serial encode_mtf's symbols, counts and starting tables, for any number
+// of chunks, zero runs across chunk edges and chunks with no bytes.
+TEST(Bz2GpuSteps, MtfOnChunksGivesTheSerialMtf) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::vector<Bytes> inputs = {Bytes{'q'}, Bytes(5000, 'r'), Bytes{'a', 'b'}, parcomp::testing::word_text(300001, seed),
+                               datasets::bytes_with_entropy(120007, 7.9, seed), parcomp::testing::periodic(70000, "xyz"),
+                               datasets::bytes_with_entropy(99990, 0.5, seed + 1)};
+  Bytes runs;  // zero runs that span many chunks, between single changes
+  for (int k = 0; k < 40; ++k) runs.insert(runs.end(), 1 + (k * 7919) % 20000, static_cast<std::uint8_t>('a' + k % 3));
+  inputs.push_back(runs);
+  auto want = std::make_unique<bz2::EncodeWork>();
+  auto got = std::make_unique<bz2::EncodeWork>();
+  for (const Bytes& in : inputs) {
+    const auto n = static_cast<std::uint32_t>(in.size());
+    bz2::encode_mtf(in.data(), n, *want);
+    for (const std::size_t chunks : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{bz2::kMtfChunks}}) {
+      SCOPED_TRACE(::testing::Message() << n << " bytes, " << chunks << " chunks");
+      bz2::EncodeTables& t = got->t;
+      auto lo = [&](std::size_t c) { return std::size_t{n} * c / chunks; };
+      std::uint32_t bits[8] = {};
+      for (std::size_t c = 0; c < chunks; ++c) {
+        std::uint32_t mine[8] = {};
+        bz2::encode_used_bits(in.data(), lo(c), lo(c + 1), mine);
+        for (int k = 0; k < 8; ++k) bits[k] |= mine[k];
+      }
+      bz2::encode_set_used(t, bits);
+      const int used = t.alpha - 2;
+      std::vector<Bytes> lists(chunks, Bytes(256)), starts(chunks, Bytes(256));
+      std::vector<int> counts(chunks);
+      for (std::size_t c = 0; c < chunks; ++c) counts[c] = bz2::mtf_chunk_list(in.data(), t.to_seq, lo(c), lo(c + 1), lists[c].data());
+      Bytes state(256);
+      std::iota(state.begin(), state.end(), std::uint8_t{0});
+      for (std::size_t c = 0; c < chunks; ++c) {
+        starts[c] = state;
+        Bytes after(256);
+        bz2::mtf_next_state(state.data(), used, lists[c].data(), counts[c], after.data());
+        state = after;
+      }
+      std::memset(got->mtf_index, 0xA5, n);
+      std::vector<bz2::MtfTail> tails(chunks);
+      for (std::size_t c = 0; c < chunks; ++c) tails[c] = bz2::mtf_chunk_indices(in.data(), t.to_seq, lo(c), lo(c + 1), starts[c].data(), got->mtf_index);
+      std::vector<std::uint64_t> run(chunks, 0), at(chunks + 1, 0);
+      for (std::size_t c = 0; c + 1 < chunks; ++c) run[c + 1] = bz2::mtf_run_after(run[c], lo(c + 1) - lo(c), tails[c]);
+      for (std::size_t c = 0; c < chunks; ++c) {
+        std::uint64_t k = 0;
+        bz2::mtf_chunk_emit(got->mtf_index, lo(c), lo(c + 1), run[c], c + 1 == chunks, [&k](std::uint16_t) { ++k; });
+        at[c + 1] = at[c] + k;
+      }
+      std::fill(got->mtfv, got->mtfv + n + 1, std::uint16_t{0xA5A5});
+      for (std::size_t c = chunks; c-- > 0;) {  // any order
+        std::uint64_t o = at[c];
+        bz2::mtf_chunk_emit(got->mtf_index, lo(c), lo(c + 1), run[c], c + 1 == chunks, [&](std::uint16_t v) {
+          got->mtfv[o++] = v;
+          ++t.mtf_freq[v];
+        });
+      }
+      bz2::encode_end_mtf(got->mtfv, at[chunks], t);
+      ASSERT_EQ(t.n_mtf, want->t.n_mtf);
+      ASSERT_TRUE(std::equal(want->mtfv, want->mtfv + want->t.n_mtf, got->mtfv));
+      ASSERT_TRUE(std::equal(want->t.mtf_freq, want->t.mtf_freq + bz2::kMaxAlphabet, t.mtf_freq));
+      ASSERT_EQ(t.groups, want->t.groups);
+      ASSERT_EQ(std::memcmp(&t.len, &want->t.len, sizeof t.len), 0);
+    }
+  }
+}
+
 }  // namespace
