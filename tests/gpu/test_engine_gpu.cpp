@@ -127,8 +127,10 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
       const Bytes got = run(true, in, gpu, &st);
       ASSERT_EQ(got.size(), want.size());
       ASSERT_TRUE(got == want) << "first difference at byte " << (std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin());
-      EXPECT_GT(st.gpu_blocks, 0u);
+      // With CPU workers beside it the GPU may get no block at all (under compute-sanitizer it
+      // starts late): only a GPU-only run must put every block on the GPU.
       if (threads == 0) {
+        EXPECT_GT(st.gpu_blocks, 0u);
         EXPECT_EQ(st.gpu_blocks, st.blocks);
       }
       EXPECT_EQ(run(false, got, cpu), in);
