@@ -116,8 +116,8 @@ Stats decompress(Source& in, Sink& out, const Options& options);
 // magics (every bit offset; a magic inside a block's data is told apart by decoding from the block
 // before it), decodes them on the CPU workers and checks every CRC. With require_gpu (--gpu) the
 // GPUs take .bz2 work too: they sort and write the blocks in compression (the host packs them), and decode
-// batches of blocks in decompression (codec/bz2_gpu.hpp); both are new, not yet validated on a
-// device, so not the default. compress() and decompress() call these for .bz2.
+// batches of blocks in decompression (codec/bz2_gpu.hpp); both are tested on H100 and H200 but
+// not the default, being slower than the CPU workers except in compression of large inputs. compress() and decompress() call these for .bz2.
 Stats compress_bz2(Source& in, Sink& out, const Options& options);
 Stats decompress_bz2(Source& in, Sink& out, const Options& options);
 
