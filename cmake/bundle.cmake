@@ -6,7 +6,7 @@ if(BUILD_TESTING)
   list(APPEND PARCOMP_BUNDLE_TARGETS parcomp-tests-cpu parcomp-tests-gpu)
 endif()
 install(TARGETS ${PARCOMP_BUNDLE_TARGETS} RUNTIME DESTINATION . COMPONENT bundle)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh ${PROJECT_SOURCE_DIR}/scripts/bz2-times.sh
                  ${PROJECT_SOURCE_DIR}/scripts/bytes_per_char.py
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py DESTINATION . COMPONENT bundle)
 

@@ -9,6 +9,7 @@
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
 #                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N] [--unpack TAR ...]
+#                [--bz2-times FILE]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
@@ -20,6 +21,10 @@
 # uses its binaries.
 # With the sanitizers, the GPU .bz2 decoder is also fuzzed under memcheck: N mutated files
 # (--bz2-fuzz-files, default 10000; 0 leaves it out), Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts.
+#
+# --bz2-times FILE runs bz2-times.sh on FILE after the benchmarks (wall times of parcomp -9/-d with
+# --gpu and --cpu beside lbzip2, pbzip2 and cat, FILE and 5 copies of it, and the kernels' times
+# by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file.
 #
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
 # smaller inputs) and split the tests into N shards per tool (default 3; racecheck M, default 8),
@@ -50,6 +55,7 @@ cpu_tests=1
 bz2_fuzz_files=10000
 mirror=""
 fetch_names=""
+bz2_times=""
 unpack=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -68,10 +74,11 @@ while [ $# -gt 0 ]; do
     --no-cpu-tests) cpu_tests=0; shift ;;
     --bz2-fuzz-files) bz2_fuzz_files="$2"; shift 2 ;;
     --unpack) unpack+=("$2"); shift 2 ;;
+    --bz2-times) bz2_times="$2"; shift 2 ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -204,6 +211,12 @@ fi
 if [ $bench -eq 1 ]; then
   step "benchmarks (filter '$filter')" "$out/bench.log" \
     "$bench_bin" --benchmark_filter="$filter" --benchmark_out="$out/bench.json" --benchmark_out_format=json "${extra[@]}"
+fi
+if [ -n "$bz2_times" ]; then
+  times_script="$here/bz2-times.sh"
+  [ -x "$times_script" ] || times_script="$here/../scripts/bz2-times.sh"
+  step "bz2 wall times on $(basename "$bz2_times")" "$out/bz2-times.log" \
+    bash "$times_script" "$bz2_times" --out "$out/bz2-times" --ncu --bin "$(dirname "$bench_bin")"
 fi
 
 echo

@@ -150,13 +150,62 @@ def referenced_files(notes: dict) -> list[str]:
     return sorted(set(files))
 
 
-def measured_on(sources: "Sources", files: list[str]) -> dict[str, list[str]]:
-    """experiment id -> GPU folders (results/<gpu>/) of the referenced files with results for it."""
+def measured_on(sources: "Sources", files: list[str], notes: dict | None = None) -> dict[str, list[str]]:
+    """experiment id -> GPU folders (results/<gpu>/) of the referenced files with results for it
+    (and of the wall-time files a note lists under `times:`)."""
     seen: dict[str, set] = {}
     for f in files:
         for r in sources.get(f).rows:
             seen.setdefault(r.experiment, set()).add(Path(f).parent.name)
+    for eid, path in (notes or {}).items():
+        meta, _ = front_matter(path.read_text())
+        for spec in meta.get("times", []):
+            seen.setdefault(eid, set()).add(Path(spec.split()[0]).parent.name)
     return {k: sorted(v) for k, v in seen.items()}
+
+
+def kernels_line(root: Path, spec: str) -> str:
+    """A `kernels: FILE compress|decompress` line of a note: the GPU kernels' device times (Nsight
+    Compute) of a wall-time file, the largest first."""
+    path, _, which = spec.partition(" ")
+    d = json.loads((root / path).read_text())
+    k = d["kernels_ms"].get(which)
+    if not k:
+        raise ReportError(f"{path}: no kernel times for {which}")
+    def short(name: str) -> str:  # "void ns::<unnamed>::kernel<...>" -> "kernel"
+        step = re.search(r"<&(\w+)>", name)
+        name = name.replace("<unnamed>::", "").replace("unnamed>::", "").split("<")[0]
+        return name.split("::")[-1].replace("void ", "") + (f"<{step.group(1)}>" if step else "")
+
+    top = ", ".join(f"`{short(name)}` {ms:.1f}" for name, ms in list(k.items())[:4])
+    return (f"{d['gpu']}, {which} of x1, GPU kernels by Nsight Compute (device time, ms): {sum(k.values()):.1f} in all; "
+            f"{top}; {len(k)} kernel kinds.\n")
+
+
+def times_table(root: Path, spec: str) -> list[str]:
+    """A `times: FILE PATTERN` line of a note: the rows of a wall-time file
+    (scripts/collect_bz2_times.py) whose label matches PATTERN, with the file's provenance."""
+    path, _, pattern = spec.partition(" ")
+    full = root / path
+    if not full.is_file():
+        raise ReportError(f"times file {path} does not exist")
+    d = json.loads(full.read_text())
+    rx = re.compile(pattern or ".")
+    cuda = re.search(r"cuda_([0-9]+(?:\.[0-9]+)*)", d["cuda"])
+    lines = [f"`{path}`: {d['gpu']} (driver {d['driver']}, CUDA {cuda.group(1) if cuda else d['cuda']}), {d['host_cores']} host cores, "
+             f"commit {d['commit'][:10]}, {d['dataset']['file']} sha256 {d['dataset']['sha256'][:12]}...; "
+             f"wall seconds, median of {len(d['rows'][0]['seconds'])} runs:\n",
+             "| program | input | seconds | GB/s | of `cat` | output checked |", "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        if not rx.search(r["label"]):
+            continue
+        checked = {True: "yes", False: "**no**", None: "-"}[r["output_checked"]]
+        if r["exit_status"] != [0]:
+            checked += f" (exit {r['exit_status']})"
+        prog = r["label"].split(" ", 1)[1]
+        lines.append(f"| `{prog}` | {r['input']} ({r['input_bytes'] / 1e6:.0f} MB) | {r['median_seconds']:.2f} | "
+                     f"{r['gb_per_s']:.3f} | {r['fraction_of_cat']:.0%} | {checked} |")
+    return lines + [""]
 
 
 def build(root: Path = ROOT) -> str:
@@ -164,7 +213,7 @@ def build(root: Path = ROOT) -> str:
     experiments = json.loads((results / "experiments.json").read_text())["experiments"]
     sources = Sources(root)
     notes = {p.stem: p for p in (results / "notes").glob("*.md")}
-    measured = measured_on(sources, referenced_files(notes))
+    measured = measured_on(sources, referenced_files(notes), notes)
     out = []
     _, intro = front_matter((results / "notes" / "_intro.md").read_text())
     out.append(intro)
@@ -207,6 +256,10 @@ def build(root: Path = ROOT) -> str:
                 else:
                     raise ReportError(f"{notes[eid].name}: unknown table kind {kind}")
                 out.append("")
+        for spec in meta.get("times", []):
+            out.extend(times_table(root, spec))
+        for spec in meta.get("kernels", []):
+            out.append(kernels_line(root, spec))
         for fig in meta.get("figure", []):
             if not (root / fig).is_file():
                 raise ReportError(f"{notes[eid].name}: figure {fig} does not exist")

@@ -138,3 +138,30 @@ def test_report_status_is_the_notes_verdict():
         report.verdict_of("e", {"verdict": ["holds"]}, ok, ours=False)  # the status and the prose disagree
     with pytest.raises(report.ReportError, match="no \\*\\*Shape"):
         report.verdict_of("e", {"verdict": ["holds"]}, "nothing", ours=False)
+
+
+def test_collect_bz2_times(tmp_path):
+    """scripts/collect_bz2_times.py: medians, GB/s, the fraction of cat's rate, the output checks
+    (one wrong output or a failed exit shows), and the result file named from the GPU and commit."""
+    d = tmp_path / "t"
+    d.mkdir()
+    (d / "env.txt").write_text("NVIDIA H200, 580.1, 143771 MiB\nBuild cuda_13.0.r13.0/compiler.1\ncores 16\n"
+                               "file data.tar " + "ab" * 32 + "\n0123456789abcdef\n")
+    runs = [("x1 cat", 1.0, 0, True), ("x1 cat", 3.0, 0, True), ("x1 cat", 2.0, 0, True),
+            ("x1 parcomp -d --gpu (b-made)", 4.0, 0, True), ("x1 parcomp -d --gpu (b-made)", 4.0, 0, False),
+            ("x1 lbzip2 -9", 8.0, 1, None), ("x1 lbzip2 -9", 8.0, 0, None)]
+    (d / "times.jsonl").write_text("".join(
+        json.dumps({"label": l, "rep": 1, "input_bytes": 4_000_000_000, "seconds": s, "max_rss_kb": 1, "rc": rc,
+                    "output_bytes": 5, "same_as_reference": ok}) + "\n" for l, s, rc, ok in runs))
+    r = subprocess.run([sys.executable, ROOT / "scripts" / "collect_bz2_times.py", d, "--date", "20990101"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "results" / "nvidia-h200" / "20990101-0123456789.bz2-times.json"
+    assert r.stdout.strip() == str(out.relative_to(tmp_path))
+    doc = json.loads(out.read_text())
+    rows = {row["label"]: row for row in doc["rows"]}
+    assert rows["x1 cat"]["median_seconds"] == 2.0 and rows["x1 cat"]["gb_per_s"] == 2.0
+    gpu = rows["x1 parcomp -d --gpu (b-made)"]
+    assert gpu["fraction_of_cat"] == 0.5 and gpu["output_checked"] is False
+    assert rows["x1 lbzip2 -9"]["exit_status"] == [0, 1] and rows["x1 lbzip2 -9"]["output_checked"] is None
+    assert doc["gpu"] == "NVIDIA H200" and doc["host_cores"] == 16 and doc["commit"] == "0123456789abcdef"
