@@ -5,7 +5,8 @@
 //   gpu.kernels        the sort and the encoder (bz2gpu::encode_batch: MTF, zero runs, tables,
 //                      codes): all the GPU does; the host then only packs the blocks' bits.
 // Named bz2.compress/<row>/<dataset>/n=<bytes>: bytes_per_second of the original (uncompressed)
-// input, bw_util, blocks. The wall time of the programs is in bench/tool.cpp
+// input, bw_util, blocks, and for gpu.kernels ratio (the .bz2 file's size, from the encoder's bits,
+// over the input's). The wall time of the programs is in bench/tool.cpp
 // (bz2.compress/<program>/..., bz2.decompress/<program>/...). Checked first: every block's last
 // column and primary index equal the oracle's (reference::bwt_rotations), and with the encoder
 // every block's bits equal the CPU writer's (bz2::encode_block, bzip2's bytes).
@@ -84,6 +85,7 @@ void bz2_sort(benchmark::State& state, int level, bool encode, ByteInputSpec spe
       bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
                            encode_scratch.data(), encode_scratch.size_bytes(), s);
     };
+    std::uint64_t stream_bits = 0;  // the whole .bz2 file: header, the blocks, end magic and combined CRC
     if (encode) {
       d_offsets.upload(offsets);
       d_crc.upload(crc);
@@ -100,6 +102,8 @@ void bz2_sort(benchmark::State& state, int level, bool encode, ByteInputSpec spe
           bad = std::min<std::size_t>(bad, b);
       });
       if (bad != count) return fail(state, name, fmt::format("block {}: the GPU encoder's bits differ from the CPU writer's", bad.load()));
+      stream_bits = std::uint64_t{bz2::kHeaderBytes} * 8 + 48 + 32;
+      for (const std::uint64_t b : bits) stream_bits += b;
     }
     const double seconds = timing.run(state, name, [&](cudaStream_t s) {
       bwt::forward_segments(d_in.data(), offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), s);
@@ -109,6 +113,7 @@ void bz2_sort(benchmark::State& state, int level, bool encode, ByteInputSpec spe
     set_bandwidth_counter(state, 2 * n, seconds);
     state.counters["blocks"] = static_cast<double>(count);
     state.counters["sorted_bytes"] = static_cast<double>(n);
+    if (encode) state.counters["ratio"] = static_cast<double>((stream_bits + 7) / 8) / static_cast<double>(in->bytes.size());
   });
 }
 

@@ -6,6 +6,8 @@ faster). GPU codecs (nvCOMP, parcomp's kernels) are device-resident rates (CUDA 
 device); CPU programs are wall time of the whole program on every host thread: the two kinds are
 marked apart and are not the same measure. The line is the Pareto front: the points no other point
 beats on both size and speed.
+The .bz2 mode's device-resident rows (bz2.compress/gpu.kernels: the sort and the encoder;
+bz2.decompress/gpu.kernels: the decoder) are drawn as the point parcomp.bz2.kernels.
 Usage: python3 plots/codecs_landscape.py RESULT.json [--out plots/out]"""
 from __future__ import annotations
 
@@ -19,7 +21,12 @@ EXPERIMENT = "codecs.landscape"
 PAPER_NOTE = ("ours: GPU points device-resident (CUDA events), CPU points wall time of the program on every "
               "host thread; line: Pareto front")
 MODES = ("compress", "decompress")
-OURS = "parcomp.fast.kernels"
+OURS = ("parcomp.fast.kernels", "parcomp.bz2.kernels")
+# The .bz2 mode is measured by bench/bz2.cpp under its own experiment ids; its GPU-kernel rows
+# belong on the landscape too.
+BZ2_ROWS = {"bz2.compress": "compress", "bz2.decompress": "decompress"}
+BZ2_VARIANT = "gpu.kernels"
+BZ2_CODEC = "parcomp.bz2.kernels"
 
 
 def split(variant: str) -> tuple[str, str]:
@@ -34,16 +41,19 @@ def is_gpu(codec: str) -> bool:
     return codec.startswith("nvcomp.") or codec.startswith("parcomp.")
 
 
+def landscape_rows(res: common.Results) -> list[tuple[str, str, common.Row]]:
+    """(codec, direction, row) of every landscape point: codecs.landscape's rows and the .bz2
+    mode's GPU-kernel rows."""
+    out = [(*split(r.variant), r) for r in res.select(EXPERIMENT)]
+    for experiment, mode in BZ2_ROWS.items():
+        out += [(BZ2_CODEC, mode, r) for r in res.select(experiment) if r.variant == BZ2_VARIANT]
+    return out
+
+
 def points(res: common.Results, dataset: str, mode: str) -> list[tuple[str, float, float]]:
     """(codec, ratio, GB/s) of one dataset and direction."""
-    out = []
-    for r in res.select(EXPERIMENT):
-        if r.dataset != dataset:
-            continue
-        codec, m = split(r.variant)
-        if m == mode and "ratio" in r.counters:
-            out.append((codec, float(r.counters["ratio"]), r.bytes_per_second / 1e9))
-    return sorted(out)
+    return sorted((codec, float(r.counters["ratio"]), r.bytes_per_second / 1e9) for codec, m, r in landscape_rows(res)
+                  if r.dataset == dataset and m == mode and "ratio" in r.counters)
 
 
 def pareto(pts: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
@@ -71,27 +81,27 @@ def distance_to_front(pts, codec: str) -> dict | None:
 
 
 def datasets_of(res: common.Results) -> list[str]:
-    rows = res.select(EXPERIMENT)
+    rows = [r for _, _, r in landscape_rows(res)]
     return sorted({r.dataset for r in rows}, key=lambda d: (min(r.n for r in rows if r.dataset == d), d))
 
 
 def table(res: common.Results) -> str:
-    """Markdown: per dataset and direction, parcomp fast's place against the front."""
-    lines = ["| dataset | direction | parcomp fast ratio | GB/s | on the Pareto front | beaten by (ratio, GB/s) | speed-up needed |",
-             "|---|---|---|---|---|---|---|"]
-    for d in datasets_of(res):
-        for mode in MODES:
-            info = distance_to_front(points(res, d, mode), OURS)
-            if info is None:
-                continue
-            beat = info["speed_needed"]
-            if info["on_front"] or beat is None or beat[2] <= info["gbps"]:
-                by, need = "-", "-"
-            else:
-                by = f"{beat[0]} ({beat[1]:.3f}, {common.fmt_num(beat[2])})"
-                need = f"{common.fmt_num(beat[2] / info['gbps'])}x"
-            lines.append(f"| {d} | {mode} | {info['ratio']:.3f} | {common.fmt_num(info['gbps'])} | "
-                         f"{'yes' if info['on_front'] else 'no'} | {by} | {need} |")
+    """Markdown: per dataset and direction, the place of parcomp's fast kernels and of its .bz2
+    kernels against the front."""
+    lines = ["| dataset | direction | parcomp | ratio | GB/s | on the Pareto front | beaten by (ratio, GB/s) | speed-up needed |",
+             "|---|---|---|---|---|---|---|---|"]
+    for d, mode, ours in ((d, m, o) for d in datasets_of(res) for m in MODES for o in OURS):
+        info = distance_to_front(points(res, d, mode), ours)
+        if info is None:
+            continue
+        beat = info["speed_needed"]
+        if info["on_front"] or beat is None or beat[2] <= info["gbps"]:
+            by, need = "-", "-"
+        else:
+            by = f"{beat[0]} ({beat[1]:.3f}, {common.fmt_num(beat[2])})"
+            need = f"{common.fmt_num(beat[2] / info['gbps'])}x"
+        lines.append(f"| {d} | {mode} | {ours.removeprefix('parcomp.').removesuffix('.kernels')} | {info['ratio']:.3f} | {common.fmt_num(info['gbps'])} | "
+                     f"{'yes' if info['on_front'] else 'no'} | {by} | {need} |")
     return "\n".join(lines)
 
 
@@ -105,7 +115,7 @@ def figure(res: common.Results, experiment: str, out: Path, paper_note: str, **k
         raise SystemExit(f"{res.path}: no results for {experiment}")
     fig, axes = plt.subplots(len(datasets), 2, figsize=(14, 4.6 * len(datasets)), squeeze=False)
     for k, d in enumerate(datasets):
-        n = next(r.n for r in res.select(experiment) if r.dataset == d)
+        n = next(r.n for _, _, r in landscape_rows(res) if r.dataset == d)
         for j, mode in enumerate(MODES):
             ax = axes[k][j]
             pts = points(res, d, mode)

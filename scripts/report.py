@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "plots"))
 import common  # noqa: E402
+import codecs_landscape  # noqa: E402
 import summary  # noqa: E402
 
 _loader = importlib.machinery.SourceFileLoader("compare", str(ROOT / "scripts" / "compare"))
@@ -253,6 +254,11 @@ def build(root: Path = ROOT) -> str:
                     out.append(summary.sweep_table(res, arg or eid))
                 elif kind == "times":
                     out.append(summary.times_table(res, arg or eid))
+                elif kind == "landscape":  # parcomp's place against the Pareto front; arg: another result file
+                    other = sources.get(arg) if arg else res
+                    if arg:
+                        out.append(f"`{arg}` ({compare.describe(other)}):\n")
+                    out.append(codecs_landscape.table(other))
                 else:
                     raise ReportError(f"{notes[eid].name}: unknown table kind {kind}")
                 out.append("")

@@ -328,13 +328,20 @@ def test_codecs_landscape_front_and_table_on_known_points():
             self.rows = rows
 
         def select(self, experiment):
-            return self.rows
+            return [r for r in self.rows if r.experiment == experiment]
     rows = [common.Row(experiment="codecs.landscape", variant=f"{c}.compress", dataset="x", n=100, seconds=1.0,
                        bytes_per_second=g * 1e9, counters={"ratio": r}) for c, r, g in pts]
+    # The .bz2 mode's GPU rows come from bz2.compress/gpu.kernels, drawn as parcomp.bz2.kernels.
+    rows.append(common.Row(experiment="bz2.compress", variant="gpu.kernels", dataset="x", n=100, seconds=1.0,
+                           bytes_per_second=1.5e9, counters={"ratio": 0.175}))
+    rows.append(common.Row(experiment="bz2.compress", variant="gpu.sort.kernels", dataset="x", n=100, seconds=1.0,
+                           bytes_per_second=9e9, counters={"ratio": 0.1}))
+    assert ("parcomp.bz2.kernels", 0.175, 1.5) in mod.points(Fake(rows), "x", "compress")
+    assert not any(p[1] == 0.1 for p in mod.points(Fake(rows), "x", "compress")), "the sort alone is no codec"
     text = mod.table(Fake(rows))
-    line = next(l for l in text.splitlines() if l.startswith("| x | compress"))
-    cells = [c.strip() for c in line.strip("|").split("|")]
-    assert cells[2:] == ["0.180", "0.8", "no", "e (0.170, 2)", "2.5x"]
+    cells = [[c.strip() for c in l.strip("|").split("|")] for l in text.splitlines() if l.startswith("| x | compress")]
+    assert cells[0][2:] == ["fast", "0.180", "0.8", "no", "e (0.170, 2)", "2.5x"]
+    assert cells[1][2:] == ["bz2", "0.175", "1.5", "no", "e (0.170, 2)", "1.33x"]
 
 
 @pytest.mark.parametrize("experiment", ["bz2.compress", "bz2.decompress"])
