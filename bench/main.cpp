@@ -94,7 +94,9 @@ int main(int argc, char** argv) {
   set_options(opts);
   const std::string device_note = opts.gpu_available ? "" : "no CUDA device: " + opts.gpu_note;
   if (device_info) {
-    fmt::print("{}\n", parcomp_context(original, device, device_note).dump(2));
+    nlohmann::json ctx = parcomp_context(original, device, device_note);
+    ctx["nvcomp_version"] = nvcomp_version();  // as the results' context has it (merge_results.py --context)
+    fmt::print("{}\n", ctx.dump(2));
     return 0;
   }
 

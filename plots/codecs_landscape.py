@@ -87,11 +87,13 @@ def datasets_of(res: common.Results) -> list[str]:
 
 def table(res: common.Results) -> str:
     """Markdown: per dataset and direction, the place of parcomp's fast kernels and of its .bz2
-    kernels against the front."""
-    lines = ["| dataset | direction | parcomp | ratio | GB/s | on the Pareto front | beaten by (ratio, GB/s) | speed-up needed |",
-             "|---|---|---|---|---|---|---|---|"]
+    kernels against the front, and how many points the front was drawn from (a run cut short has
+    fewer: the verdict holds only among them)."""
+    lines = ["| dataset | direction | parcomp | ratio | GB/s | on the Pareto front | beaten by (ratio, GB/s) | speed-up needed | points |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for d, mode, ours in ((d, m, o) for d in datasets_of(res) for m in MODES for o in OURS):
-        info = distance_to_front(points(res, d, mode), ours)
+        pts = points(res, d, mode)
+        info = distance_to_front(pts, ours)
         if info is None:
             continue
         beat = info["speed_needed"]
@@ -101,7 +103,7 @@ def table(res: common.Results) -> str:
             by = f"{beat[0]} ({beat[1]:.3f}, {common.fmt_num(beat[2])})"
             need = f"{common.fmt_num(beat[2] / info['gbps'])}x"
         lines.append(f"| {d} | {mode} | {ours.removeprefix('parcomp.').removesuffix('.kernels')} | {info['ratio']:.3f} | {common.fmt_num(info['gbps'])} | "
-                     f"{'yes' if info['on_front'] else 'no'} | {by} | {need} |")
+                     f"{'yes' if info['on_front'] else 'no'} | {by} | {need} | {len(pts)} |")
     return "\n".join(lines)
 
 

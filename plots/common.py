@@ -137,7 +137,10 @@ def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, 
     import matplotlib.pyplot as plt
 
     sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
-    fig.suptitle(f"{experiment}: {device_label(res, cores)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10)
+    fig.suptitle(f"{experiment}: {device_label(res, cores)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10,
+                 y=1 - 0.05 / fig.get_figheight(), va="top")
+    # The title sits at the top edge whatever the figure's height (the default, 2% down, fell into
+    # the first panels of a tall figure); tight_layout keeps the panels below it.
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{stem or experiment}.png"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Merge parcomp-bench JSON files of one device run into one result file.
 
-    scripts/merge_results.py FIRST.json OTHER.json [...] -o MERGED.json
+    scripts/merge_results.py FIRST.json OTHER.json [...] -o MERGED.json [--context DEVICE.json]
 
 A GPU call lasts at most 10 minutes, so one experiment's run can take several calls of the same
 bundle on the same machine. The merged file keeps FIRST's context and records every other file's
@@ -11,6 +11,12 @@ first file that has it (list the complete run first). Files from different commi
 A file that a time limit cut off while the benchmark library was writing it (a truncated JSON
 array) is repaired first: its complete benchmark entries are kept, and the repair is noted in
 context.merged_runs.
+
+The parcomp metadata (context.parcomp: build, host, device, datasets) is written when the bench
+ends, so a run that every file's time limit cut off has none. --context DEVICE.json gives it from
+`parcomp-bench --parcomp_device_info` of the same bundle on the same machine (gpu-check.sh saves it
+as device.json): it must name the same commit, GPU and build type as the files, and the merged
+file says where its context came from (context.parcomp_context_from).
 """
 from __future__ import annotations
 
@@ -67,11 +73,23 @@ def identity(doc: dict, full: bool = True) -> tuple:
     return short + (build.get("git_dirty"), build.get("cuda_architectures"), device.get("uuid"))
 
 
-def merge(paths: list[Path]) -> dict:
+def merge(paths: list[Path], context: Path | None = None) -> dict:
     docs = [(p, *load_repaired(p)) for p in paths]
     first_path, first, first_repaired = docs[0]
+    context_from = None
     if "parcomp" not in first.get("context", {}):
-        raise MergeError(f"{first_path}: the first file must be complete (its context gives the merged file's)")
+        if context is None:
+            raise MergeError(f"{first_path}: the first file must be complete (its context gives the merged file's), "
+                             "or --context must give the run's parcomp metadata")
+        info = json.loads(context.read_text())
+        build, device = info.get("build", {}), info.get("device") or {}
+        sha = build.get("git_sha", "") + ("-dirty" if build.get("git_dirty") else "")
+        mine = (sha, device.get("name"), build.get("build_type"))
+        if mine != identity(first, False):
+            raise MergeError(f"{context} describes another run than {first_path}: {mine} vs {identity(first, False)}")
+        first = dict(first)
+        first["context"] = dict(first["context"], parcomp=info)
+        context_from = f"{context.name}: parcomp-bench --parcomp_device_info of the same bundle on the same machine ({info.get('date_utc')})"
     merged_runs = []
     by_name: dict[str, dict] = {}
     order: list[str] = []
@@ -92,6 +110,8 @@ def merge(paths: list[Path]) -> dict:
     out = dict(first)
     out["context"] = dict(first["context"])
     out["context"]["merged_runs"] = first["context"].get("merged_runs", []) + merged_runs
+    if context_from:
+        out["context"]["parcomp_context_from"] = context_from
     out["benchmarks"] = [by_name[n] for n in order]
     return out
 
@@ -100,9 +120,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", type=Path)
     ap.add_argument("-o", "--out", type=Path, required=True)
+    ap.add_argument("--context", type=Path, help="parcomp-bench --parcomp_device_info output of the run, "
+                    "for when every file was cut off")
     args = ap.parse_args(argv)
     try:
-        doc = merge(args.files)
+        doc = merge(args.files, args.context)
     except (MergeError, OSError, json.JSONDecodeError) as e:
         print(f"merge_results: {e}", file=sys.stderr)
         return 2

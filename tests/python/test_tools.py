@@ -165,3 +165,43 @@ def test_collect_bz2_times(tmp_path):
     assert gpu["fraction_of_cat"] == 0.5 and gpu["output_checked"] is False
     assert rows["x1 lbzip2 -9"]["exit_status"] == [0, 1] and rows["x1 lbzip2 -9"]["output_checked"] is None
     assert doc["gpu"] == "NVIDIA H200" and doc["host_cores"] == 16 and doc["commit"] == "0123456789abcdef"
+
+
+def _cut_bench_file(path: Path, names: list[str], sha="abc123", gpu="NVIDIA H200", complete=False):
+    """A parcomp-bench JSON file; cut off inside its last benchmark unless `complete`."""
+    ctx = {"date": "2026-11-23T17:00:00+00:00", "parcomp_git_sha": sha, "parcomp_gpu": gpu,
+           "parcomp_build_type": "Release"}
+    if complete:
+        ctx["parcomp"] = {"build": {"git_sha": sha, "git_dirty": False, "build_type": "Release"}, "device": {"name": gpu}}
+    text = json.dumps({"context": ctx, "benchmarks": [{"name": n, "real_time": 1.0} for n in names]}, indent=2)
+    if not complete:
+        text = text[:text.rindex('"real_time"')]  # the time limit struck inside the last entry
+    path.write_text(text)
+    return path
+
+
+def test_merge_results_repairs_cut_files_and_takes_the_context_from_device_info(tmp_path):
+    a = _cut_bench_file(tmp_path / "a.json", ["x/1", "x/2", "x/3"])
+    b = _cut_bench_file(tmp_path / "b.json", ["x/3", "y/1"])
+    out = tmp_path / "m.json"
+    r = run(ROOT / "scripts" / "merge_results.py", str(a), str(b), "-o", str(out))
+    assert r.returncode == 2 and "--context" in r.stderr, "a run with no complete file has no metadata of its own"
+    info = tmp_path / "device.json"
+    info.write_text(json.dumps({"date_utc": "2026-11-23T16:59:00Z", "build": {"git_sha": "abc123", "git_dirty": False,
+                                "build_type": "Release"}, "device": {"name": "NVIDIA H200", "slug": "nvidia-h200"}}))
+    r = run(ROOT / "scripts" / "merge_results.py", str(a), str(b), "-o", str(out), "--context", str(info))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    # a's last entry and b's last entry were cut: x/3 comes whole from b, y/1 is lost.
+    assert [x["name"] for x in doc["benchmarks"]] == ["x/1", "x/2", "x/3"]
+    assert doc["context"]["parcomp"]["device"]["slug"] == "nvidia-h200"
+    assert "device.json" in doc["context"]["parcomp_context_from"]
+    assert all(m.get("repaired") for m in doc["context"]["merged_runs"])
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"build": {"git_sha": "def456", "git_dirty": False, "build_type": "Release"},
+                                 "device": {"name": "NVIDIA H200"}}))
+    r = run(ROOT / "scripts" / "merge_results.py", str(a), str(b), "-o", str(out), "--context", str(other))
+    assert r.returncode == 2 and "another run" in r.stderr, "another commit's metadata must be refused"
+    c = _cut_bench_file(tmp_path / "c.json", ["z/1"], gpu="NVIDIA H100 80GB HBM3")
+    r = run(ROOT / "scripts" / "merge_results.py", str(a), str(c), "-o", str(out), "--context", str(info))
+    assert r.returncode == 2, "files of another GPU are not one run"
