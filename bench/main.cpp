@@ -123,6 +123,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("parcomp_gpu", device.is_null() ? device_note : device["name"].get<std::string>());
 
   benchmark::RunSpecifiedBenchmarks();
+  release_codecs();
+  release_bz2();
   benchmark::Shutdown();
 
   const std::string out = flag_value(args, "--benchmark_out=");

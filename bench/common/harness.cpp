@@ -11,6 +11,7 @@ Options g_options;
 std::atomic<int> g_failures{0};
 std::mutex g_failed_mutex;
 std::set<std::string> g_failed;  // names that failed once fail in every repetition
+std::set<std::string> g_checked;  // names whose output was checked once
 }  // namespace
 
 const Options& options() { return g_options; }
@@ -39,6 +40,11 @@ bool failed_before(benchmark::State& state, const std::string& name) {
   const std::string msg = "FAILED: " + name + ": failed in an earlier repetition";
   state.SkipWithError(msg.c_str());
   return true;
+}
+
+bool first_check(const std::string& name) {
+  const std::lock_guard lock(g_failed_mutex);
+  return g_checked.insert(name).second;
 }
 
 void set_throughput_counters(benchmark::State& state, std::uint64_t uncompressed_bytes) {

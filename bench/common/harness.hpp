@@ -42,6 +42,11 @@ void guarded(benchmark::State& state, const std::string& name, Body&& body) {
   }
 }
 
+// True the first time a benchmark asks (then it checks its output against the oracle); false in
+// its later calls and repetitions, which run the same work on the same input. A check that failed
+// fails every later call through guarded().
+bool first_check(const std::string& name);
+
 // bytes_per_second from uncompressed bytes (encoders and decoders alike). For GPU benchmarks,
 // bw_util = compulsory device bytes (each input read once, each output written once) per
 // iteration / mean event time / measured copy bandwidth; gpu_seconds is the summed event time.
@@ -62,6 +67,8 @@ void register_huffman();
 void register_pipeline();
 void register_tool();  // tool.e2e: whole programs, one process per run (bench/tool.cpp)
 void register_codecs();  // codecs.landscape: nvCOMP's codecs (bench/codecs.cpp)
+void release_codecs();   // frees the nvCOMP setting the last rows kept (before CUDA shuts down)
+void release_bz2();      // frees the .bz2 file the last bz2.decompress rows kept
 void register_bz2();     // bz2.compress: the GPU's stage of .bz2 compression (bench/bz2.cpp)
 std::string nvcomp_version();  // "6.0.0.12", or "" when built without nvCOMP
 
