@@ -5,9 +5,12 @@
 # under DIR's tmpfs work folder, every output compared with the input or with bzip2 -9's bytes.
 # Inputs: FILE, and FILE repeated COPIES times (default 5; 0 leaves it out). Two runs each.
 # With --ncu, the GPU kernels' times for one compression and one decompression of FILE (Nsight
-# Compute, serialised kernels: device-resident times, not wall).
+# Compute, serialised kernels: device-resident times, not wall). With --ncu-source, also where the
+# decoder's one-thread-per-block stage (symbols_kernel: Huffman, inverse MTF, zero runs) spends its
+# time: ncu's warp-stall samples per CUDA source line (the build has -lineinfo) into
+# ncu-symbols-source.csv, and the report itself (ncu-symbols.ncu-rep) for the Nsight Compute GUI.
 #
-#   bz2-times.sh FILE [--out DIR] [--copies N] [--work DIR] [--ncu] [--bin DIR]
+#   bz2-times.sh FILE [--out DIR] [--copies N] [--work DIR] [--ncu] [--ncu-source] [--bin DIR]
 #
 # DIR gets times.jsonl (one line a run), stats-*.json (parcomp --stats), env.txt (nvidia-smi, nvcc,
 # host) and ncu-*.csv; scripts/collect_bz2_times.py turns DIR into results/<gpu>/...bz2-times.json.
@@ -15,13 +18,14 @@
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,15p' "$0"; exit 2; }
 file=$1; shift
-out=${OUT:-$PWD}/bz2-times copies=5 work=/dev/shm/parcomp-bz2-times ncu=0
+out=${OUT:-$PWD}/bz2-times copies=5 work=/dev/shm/parcomp-bz2-times ncu=0 ncu_source=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --copies) copies=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --ncu) ncu=1; shift ;;
+    --ncu-source) ncu_source=1; shift ;;
     --bin) export PATH="$2:$PATH"; shift 2 ;;
     *) echo "bz2-times: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -83,4 +87,13 @@ if [ $ncu -eq 1 ]; then
   parcomp --cpu -9 -c "$file" > "$W/b.bz2"
   ncu --metrics gpu__time_duration.sum --csv --log-file "$out/ncu-decompress.csv" parcomp -d --gpu -c "$W/b.bz2" > /dev/null 2>&1
   ncu --metrics gpu__time_duration.sum --csv --log-file "$out/ncu-compress.csv" parcomp -9 --gpu -c "$file" > /dev/null 2>&1
+fi
+if [ $ncu_source -eq 1 ]; then
+  [ -s "$W/b.bz2" ] || parcomp --cpu -9 -c "$file" > "$W/b.bz2"
+  ncu --section SourceCounters --section WarpStateStats --section LaunchStats --import-source yes -k regex:symbols_kernel -c 1 \
+    -f -o "$out/ncu-symbols" parcomp -d --gpu -c "$W/b.bz2" > /dev/null 2> "$out/ncu-symbols.log"
+  # Per source line: the CUDA lines with their SASS (older ncu: the default view).
+  ncu -i "$out/ncu-symbols.ncu-rep" --page source --csv --print-source cuda,sass > "$out/ncu-symbols-source.csv" 2>> "$out/ncu-symbols.log" ||
+    ncu -i "$out/ncu-symbols.ncu-rep" --page source --csv > "$out/ncu-symbols-source.csv" 2>> "$out/ncu-symbols.log"
+  ncu -i "$out/ncu-symbols.ncu-rep" --page details --csv > "$out/ncu-symbols-details.csv" 2>> "$out/ncu-symbols.log"
 fi
