@@ -82,6 +82,8 @@ void usage(std::FILE* to) {
                "                      CPU workers except in compressing large inputs)\n"
                "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
                "      --threads N     CPU workers (default: one per hardware thread)\n"
+               "      --gpu-batch N   blocks a GPU takes at a time (default 64; 512 for .bz2, whose GPU\n"
+               "                      stages give a block one thread); larger batches use more memory\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "  -h, --help          this text\n"
                "  -V, --version       the version\n"
@@ -176,6 +178,19 @@ Cli parse_args(int argc, char** argv) {
         throw UsageError("--threads takes a number");
       }
       if (c.engine.cpu_threads < 0) throw UsageError("--threads takes a number >= 0");
+    } else if (a == "--gpu-batch") {
+      const std::string v = value();
+      std::size_t n = 0;
+      try {
+        std::size_t pos = 0;
+        n = std::stoul(v, &pos);
+        if (pos != v.size()) n = 0;
+      } catch (const std::exception&) {
+        n = 0;
+      }
+      if (n == 0 || n > (std::size_t{1} << 20)) throw UsageError("--gpu-batch takes a number of blocks from 1 to 1048576, not " + v);
+      c.engine.gpu_batch_blocks = n;
+      c.engine.bz2_gpu_batch_blocks = n;
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);

@@ -342,6 +342,21 @@ def test_bz2_what_follows_a_stream_is_judged_as_bzip2_judges_it(sample, tmp_path
         assert subprocess.run([bzip2, "-t", str(f)], capture_output=True).returncode == status
 
 
+@pytest.mark.parametrize("value", ["0", "x", "12k", "-3", "2000000"])
+def test_gpu_batch_takes_a_positive_count(sample, value):
+    r = run("--gpu-batch", value, "-c", sample)
+    assert r.returncode == 1 and b"--gpu-batch takes a number of blocks" in r.stderr, r.stderr
+
+
+def test_gpu_batch_round_trips(sample, tmp_path):
+    # Without a GPU the CPU workers do the work; the option is accepted in both formats.
+    for extra in ([], ["-9"]):
+        out = tmp_path / ("s.bz2" if extra else "s.pcmp")
+        assert run(*extra, "--gpu-batch", "3", "-q", "-o", out, sample).returncode == 0
+        back = run("-d", "-c", "--gpu-batch", "2", out)
+        assert back.returncode == 0 and back.stdout == sample.read_bytes()
+
+
 def test_bz2_option_errors():
     r = run("--format", "gzip", "x")
     assert r.returncode == 1 and b"--format must be parcomp or bz2" in r.stderr
