@@ -283,10 +283,100 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
   const BlockSymbols s =
       decode_symbols(in.data(), in.size(), bit, limit, *scratch.work, counts, [t](std::uint32_t i, std::uint8_t b) { t[i] = b; });
   if (s.error != BlockError::none) throw_block_error(s, where, input_ends_here);
-  // The inverse BWT (tt[row] = next row << 8 | byte; walk()'s steps, fed straight into the last steps).
+  // The inverse BWT (tt[row] = next row << 8 | byte), its bytes then through the last steps.
   link_rows(t, s.nblock, counts);
-  std::uint32_t pos = t[s.orig_ptr] >> 8;
-  return finish_block_from([t, &pos] { return walk_step(t, pos); }, s, bit, out, where);
+  scratch.bytes.resize(s.nblock);
+  walk_rulers(t, s.nblock, s.orig_ptr, scratch.bytes.data(), scratch.rulers);
+  return finish_block(scratch.bytes, s, bit, out, where);
+}
+
+std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_t orig_ptr, std::uint8_t* out, RulerScratch& rs) {
+  if (n == 0) return 0;
+  const std::uint32_t slots = ruler_slots(n);
+  rs.succ.resize(slots);
+  rs.dist.resize(slots);
+  rs.start.resize(slots);
+  std::uint32_t *succ = rs.succ.data(), *dist = rs.dist.data(), *start = rs.start.data();
+  constexpr int kLanes = kRulerLanes;
+  // Every ruler walks to the next ruler on its cycle (ruler_walk's steps), kLanes at a time: a lane
+  // that arrives takes the next ruler, or the last lane takes its place.
+  std::uint32_t slot[kLanes], x[kLanes], d[kLanes];
+  std::uint32_t next = 0;
+  auto take_walk = [&](int l) {
+    while (next < slots) {
+      const std::uint32_t i = next++;
+      const std::uint32_t row = ruler_row(i, orig_ptr, n);
+      if (row == kNoRuler) {
+        succ[i] = kNoRuler;
+        dist[i] = 0;
+        continue;
+      }
+      slot[l] = i;
+      x[l] = row;
+      d[l] = 0;
+      return true;
+    }
+    return false;
+  };
+  int m = 0;
+  while (m < kLanes && take_walk(m)) ++m;
+  while (m > 0) {
+    for (int l = 0; l < m;) {
+      x[l] = tt[x[l]] >> 8;
+      ++d[l];
+      const std::uint32_t arrived = ruler_of(x[l], orig_ptr, n);
+      if (arrived == kNoRuler && d[l] < n) {
+        ++l;
+        continue;
+      }
+      succ[slot[l]] = arrived;
+      dist[slot[l]] = d[l];
+      if (take_walk(l)) {
+        ++l;
+      } else {
+        --m;
+        slot[l] = slot[m];
+        x[l] = x[m];
+        d[l] = d[m];
+      }
+    }
+  }
+  const std::uint32_t cycle = ruler_rank(succ, dist, n, orig_ptr, start);
+  // Every ruler on origPtr's cycle writes its stretch (ruler_emit's steps), kLanes at a time.
+  std::uint32_t v[kLanes], at[kLanes], end[kLanes];
+  next = 0;
+  auto take_emit = [&](int l) {
+    while (next < slots) {
+      const std::uint32_t i = next++;
+      if (start[i] == kNoRuler) continue;
+      at[l] = start[i];
+      end[l] = std::min(start[i] + dist[i], n);
+      if (at[l] >= end[l]) continue;
+      v[l] = tt[ruler_row(i, orig_ptr, n)];
+      return true;
+    }
+    return false;
+  };
+  m = 0;
+  while (m < kLanes && take_emit(m)) ++m;
+  while (m > 0) {
+    for (int l = 0; l < m;) {
+      v[l] = tt[v[l] >> 8];
+      out[at[l]++] = static_cast<std::uint8_t>(v[l] & 0xff);
+      if (at[l] < end[l]) {
+        ++l;
+      } else if (take_emit(l)) {
+        ++l;
+      } else {
+        --m;
+        v[l] = v[m];
+        at[l] = at[m];
+        end[l] = end[m];
+      }
+    }
+  }
+  for (std::uint32_t k = cycle; k < n; ++k) out[k] = out[k % cycle];  // ruler_repeat
+  return cycle;
 }
 
 // ---- streams ----------------------------------------------------------------------------------------

@@ -114,10 +114,27 @@ struct Where {
   std::string text() const;
 };
 
+// The ruler ranking's arrays (codec/common/bz2_block.hpp), one slot per ruler.
+struct RulerScratch {
+  std::vector<std::uint32_t> succ, dist, start;
+};
+
+// The inverse BWT of the CPU reader: the bytes of the block whose rows tt links (tt[row] = next
+// row << 8 | byte, link_rows), from origPtr, into out[0..n); the same bytes as walk(), bzip2's n
+// steps. A lone walk waits for each of its n cache misses (a 900k block's links are 3.6 MB). This
+// one ranks the chain with the GPU's rulers (ruler_row, ruler_of, ruler_rank) and walks
+// kRulerLanes rulers at once on the one core, so that their misses overlap: twice the steps, a
+// fraction of the waiting. Returns the length of origPtr's cycle (n, or a divisor of n for a
+// periodic block).
+inline constexpr int kRulerLanes = 32;
+std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_t orig_ptr, std::uint8_t* out, RulerScratch& rs);
+
 // The working memory of decode_block, reused from block to block.
 struct DecodeScratch {
   std::vector<std::uint32_t> tt;
   std::unique_ptr<DecodeWork> work;
+  std::vector<std::uint8_t> bytes;  // the block's bytes after the inverse BWT
+  RulerScratch rulers;
 };
 
 struct BlockResult {

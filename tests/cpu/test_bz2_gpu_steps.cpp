@@ -4,7 +4,8 @@
 // ruler_repeat; kernels/bz2 runs these lines with one thread per ruler or block), run here on the
 // CPU one "thread" after the other: for every block, origPtr and kind of links (a real BWT, a
 // periodic block's, and the arbitrary links of damaged data, whose chain may close early), its
-// bytes equal the serial walk's, bzip2's n steps. The CPU reader and the GPU decoder share
+// bytes equal the serial walk's, bzip2's n steps; and so do the CPU reader's rulers walked in
+// lanes on one core (bz2::walk_rulers). The CPU reader and the GPU decoder share
 // decode_symbols, which tests/cpu/test_bz2.cpp and the fuzzer check against libbz2.
 #include "codec/bz2.hpp"
 #include "codec/common/bz2_block.hpp"
@@ -35,8 +36,8 @@ using Bytes = std::vector<std::uint8_t>;
 // The bytes of links made from `last` (as decode_symbols leaves them) walked from origPtr: by
 // the serial walk and by the rulers with `poison` in every byte first.
 struct Both {
-  Bytes serial, rulers;
-  std::uint32_t cycle = 0;
+  Bytes serial, rulers, lanes;
+  std::uint32_t cycle = 0, lanes_cycle = 0;
 };
 Both decode_both(const Bytes& last, std::uint32_t orig, std::uint8_t poison) {
   const auto n = static_cast<std::uint32_t>(last.size());
@@ -57,6 +58,9 @@ Both decode_both(const Bytes& last, std::uint32_t orig, std::uint8_t poison) {
   r.rulers.assign(n, poison);
   for (std::uint32_t i = 0; i < slots; ++i) bz2::ruler_emit(tt.data(), n, orig, i, dist.data(), start.data(), r.rulers.data());
   for (std::uint32_t k = 0; k < n; ++k) bz2::ruler_repeat(r.rulers.data(), n, r.cycle, k);
+  r.lanes.assign(n, poison);
+  bz2::RulerScratch rs;
+  r.lanes_cycle = bz2::walk_rulers(tt.data(), n, orig, r.lanes.data(), rs);
   return r;
 }
 
@@ -70,6 +74,9 @@ void expect_same(const Bytes& last, std::uint32_t orig, const char* kind) {
                                               << b.cycle << " rows)";
     ASSERT_GE(b.cycle, 1u);
     ASSERT_LE(b.cycle, last.size());
+    const auto lanes = std::mismatch(b.lanes.begin(), b.lanes.end(), b.serial.begin());
+    ASSERT_TRUE(lanes.first == b.lanes.end()) << "the CPU reader's lanes: first difference at byte " << (lanes.first - b.lanes.begin());
+    ASSERT_EQ(b.lanes_cycle, b.cycle);
   }
 }
 
