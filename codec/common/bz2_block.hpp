@@ -143,17 +143,26 @@ struct TableDecoder {
 };
 
 // The tables and selectors of one block being decoded (about 35 KB: reused from block to block on
-// the CPU, one per block of a batch on the GPU).
+// the CPU, one per block of a batch on the GPU), and the used bytes (from_seq: the byte of each
+// MTF value) with the count of MTF items (the GPU decoder's, decode_items).
 struct DecodeWork {
   TableDecoder tables[kMaxTables];
   std::uint8_t selectors[kMaxSelectors];
+  std::uint8_t from_seq[256];
+  std::uint32_t items = 0;
 };
 
-// Decodes the symbols of the block whose magic starts at bit `bit` of in[0..size): put(i, byte)
-// for i = 0, 1, ... (the BWT's last column), counts[256] the bytes' counts; at most `limit` bytes.
-template <typename Put>
-PARCOMP_HD BlockSymbols decode_symbols(const std::uint8_t* in, std::size_t size, std::uint64_t bit, std::uint32_t limit,
-                                       DecodeWork& w, std::uint32_t* counts, Put put) {
+// Decodes the header and the Huffman codes of the block whose magic starts at bit `bit` of
+// in[0..size), at most `limit` bytes, into a sink of MTF items in block order:
+//   sink.begin(from_seq, n_in_use)  the used bytes, before the first item;
+//   sink.run(at, r)                 a zero run: r bytes (r >= 1) at bytes[at..at + r), each the
+//                                   byte at the front of the MTF list;
+//   sink.index(at, j)               MTF position j >= 1 (move to front) gives bytes[at].
+// decode_symbols's sink does the inverse MTF at once (the CPU reader); the GPU decoder's keeps the
+// items and does it in chunks (bz2_steps.hpp).
+template <typename Sink>
+PARCOMP_HD BlockSymbols decode_items(const std::uint8_t* in, std::size_t size, std::uint64_t bit, std::uint32_t limit, DecodeWork& w,
+                                     Sink& sink) {
   BitReader br(in, size, bit);
   BlockSymbols r;
   auto fail = [&](BlockError e, std::uint64_t at, std::uint64_t detail = 0, std::uint64_t detail2 = 0) {
@@ -219,9 +228,7 @@ PARCOMP_HD BlockSymbols decode_symbols(const std::uint8_t* in, std::size_t size,
   }
 
   // The symbols: MTF values with zero runs.
-  for (int i = 0; i < 256; ++i) counts[i] = 0;
-  std::uint8_t yy[256];
-  for (int i = 0; i < 256; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  sink.begin(from_seq, n_in_use);
   std::uint32_t nblock = 0;
   std::size_t group = 0;
   int group_left = 0;
@@ -248,28 +255,59 @@ PARCOMP_HD BlockSymbols decode_symbols(const std::uint8_t* in, std::size_t size,
       continue;
     }
     if (in_run) {
-      const std::uint8_t b = from_seq[yy[0]];
       if (run > limit - nblock) return fail(BlockError::too_many_bytes, br.used());
-      counts[b] += static_cast<std::uint32_t>(run);
-      for (std::uint64_t k = 0; k < run; ++k) put(nblock++, b);
+      sink.run(nblock, static_cast<std::uint32_t>(run));
+      nblock += static_cast<std::uint32_t>(run);
       run = 0;
       run_weight = 1;
       in_run = false;
     }
     if (sym == eob) break;
     if (nblock >= limit) return fail(BlockError::too_many_bytes, br.used());
-    const int j = sym - 1;
-    const std::uint8_t v = yy[j];
-    shift_up(yy, j);
-    yy[0] = v;
-    const std::uint8_t b = from_seq[v];
-    ++counts[b];
-    put(nblock++, b);
+    sink.index(nblock++, sym - 1);
   }
   r.end_bit = br.used();
   r.nblock = nblock;
   if (r.orig_ptr >= nblock) return fail(BlockError::orig_ptr, br.used(), r.orig_ptr, nblock);
   return r;
+}
+
+// The inverse MTF as the items come (bzip2's): put(i, byte) for i = 0, 1, ..., counts[256] the
+// bytes' counts.
+template <typename Put>
+struct MtfSink {
+  PARCOMP_HD MtfSink(std::uint32_t* c, Put p) : counts(c), put(p) {}
+  std::uint32_t* counts;
+  Put put;
+  const std::uint8_t* from_seq = nullptr;
+  std::uint8_t yy[256];  // set by begin()
+  PARCOMP_HD void begin(const std::uint8_t* seq, int) {
+    from_seq = seq;
+    for (int i = 0; i < 256; ++i) counts[i] = 0;
+    for (int i = 0; i < 256; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  }
+  PARCOMP_HD void run(std::uint32_t at, std::uint32_t r) {
+    const std::uint8_t b = from_seq[yy[0]];
+    counts[b] += r;
+    for (std::uint32_t k = 0; k < r; ++k) put(at + k, b);
+  }
+  PARCOMP_HD void index(std::uint32_t at, int j) {
+    const std::uint8_t v = yy[j];
+    shift_up(yy, j);
+    yy[0] = v;
+    const std::uint8_t b = from_seq[v];
+    ++counts[b];
+    put(at, b);
+  }
+};
+
+// Decodes the symbols of the block whose magic starts at bit `bit` of in[0..size): put(i, byte)
+// for i = 0, 1, ... (the BWT's last column), counts[256] the bytes' counts; at most `limit` bytes.
+template <typename Put>
+PARCOMP_HD BlockSymbols decode_symbols(const std::uint8_t* in, std::size_t size, std::uint64_t bit, std::uint32_t limit,
+                                       DecodeWork& w, std::uint32_t* counts, Put put) {
+  MtfSink<Put> sink(counts, put);
+  return decode_items(in, size, bit, limit, w, sink);
 }
 
 // tt[0..n) holds each row's byte (the low 8 bits); adds each row's next row (tt[row] |= next << 8)
