@@ -61,6 +61,27 @@ Compressed blocks_of(const Bytes& container, bool gpu) {
 
 }  // namespace
 
+std::string Trace::lane(const std::string& kind) {
+  std::ostringstream id;
+  id << kind << '/' << std::this_thread::get_id();
+  const std::lock_guard lock(m_);
+  const auto it = lanes_.find(id.str());
+  if (it != lanes_.end()) return it->second;
+  std::string name = kind + " " + std::to_string(kinds_[kind]++);
+  lanes_.emplace(id.str(), name);
+  return name;
+}
+
+void Trace::add(std::string lane, std::string what, double start, double end, std::uint64_t blocks) {
+  const std::lock_guard lock(m_);
+  spans_.push_back({std::move(lane), std::move(what), start, end, blocks});
+}
+
+std::vector<Trace::Span> Trace::spans() const {
+  const std::lock_guard lock(m_);
+  return spans_;
+}
+
 Stats compress(Source& in, Sink& out, const Options& o) {
   if (o.format == Format::bz2) return compress_bz2(in, out, o);
   PARCOMP_NVTX_RANGE("engine::compress");
@@ -70,6 +91,7 @@ Stats compress(Source& in, Sink& out, const Options& o) {
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");
   Job<InBlock, Compressed> job;
+  job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
   Stats st;
   st.cpu_workers = cpu_workers;
@@ -249,6 +271,7 @@ Stats decompress(Source& source, Sink& out, const Options& o) {
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");
   Job<OutBlock, Decoded> job;
+  job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
   Stats st;
   st.cpu_workers = cpu_workers;

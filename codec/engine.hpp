@@ -23,8 +23,11 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,6 +74,31 @@ struct Progress {
   double seconds = 0;
 };
 
+// A run's timeline (parcomp --trace): what each thread did when, in seconds since the trace was
+// made. Lanes: "reader 0", "cpu K" (a CPU worker: one span per block), "gpu K" (a GPU's thread: one
+// span per batch, from its claim to its last block's result), "writer 0", "cuda 0" (CUDA's
+// start-up, while the CPU workers already work).
+class Trace {
+ public:
+  struct Span {
+    std::string lane, what;
+    double start = 0, end = 0;
+    std::uint64_t blocks = 0;
+  };
+  double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  // The calling thread's lane: "<kind> <k>", k counting that kind's threads in order of first use.
+  std::string lane(const std::string& kind);
+  void add(std::string lane, std::string what, double start, double end, std::uint64_t blocks);
+  std::vector<Span> spans() const;
+
+ private:
+  mutable std::mutex m_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  std::vector<Span> spans_;
+  std::map<std::string, std::string> lanes_;  // by "<kind>/<thread id>"
+  std::map<std::string, int> kinds_;
+};
+
 // What compress() writes: parcomp's stream (codec/stream_format.hpp) or bzip2's (codec/bz2.hpp).
 enum class Format { parcomp, bz2 };
 
@@ -91,6 +119,7 @@ struct Options {
   std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 2 batches per GPU that joins
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
   std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)
+  Trace* trace = nullptr;  // records the run's timeline when set (parcomp --trace)
 };
 
 struct Stats {

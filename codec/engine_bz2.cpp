@@ -202,6 +202,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   Job<InBlock, OutBits> job;
+  job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
   Stats st;
   st.format = Format::bz2;
@@ -427,6 +428,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   Job<Candidate, Decoded> job;
+  job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
   Stats st;
   st.format = Format::bz2;
@@ -606,6 +608,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       }
       job.cv.wait(lock, [&] { return job.stop || job.done.count(chain) != 0; });
       if (job.stop) return;
+      const double got_at = o.trace != nullptr ? o.trace->now() : 0.0;
       Decoded d = std::move(job.done[chain]);
       ++block;
       if (d.error) {
@@ -625,6 +628,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       const std::uint64_t read_so_far = bytes_in;
       lock.unlock();
       out.write(d.bytes.data(), d.bytes.size());
+      if (o.trace != nullptr) o.trace->add(o.trace->lane("writer"), "write", got_at, o.trace->now(), 1);
       written += d.bytes.size();
       st.blocks += 1;
       if (o.on_progress && since(last_progress) >= 0.25) {

@@ -19,7 +19,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +58,7 @@ class Job {
   std::uint64_t read_blocks = 0, written_blocks = 0;
   std::size_t cap = 0;
   unsigned workers_running = 0;
+  Trace* trace = nullptr;  // the options' timeline, if any
 
   void fail(std::exception_ptr e) {
     const std::lock_guard lock(m);
@@ -76,6 +79,7 @@ class Job {
       out.push_back(std::move(pending.front()));
       pending.pop_front();
     }
+    traced_claim(out, wait_full ? "gpu" : "cpu");
     cv.notify_all();
     return out;
   }
@@ -90,24 +94,28 @@ class Job {
       out.push_back(std::move(pending.front()));
       pending.pop_front();
     }
+    traced_claim(out, "gpu");
     cv.notify_all();
     return out;
   }
   void publish(std::uint64_t first, Result r) {
     const std::lock_guard lock(m);
     done.emplace(first, std::move(r));
+    traced_publish(first);
     cv.notify_all();
   }
   // The reader's flow control: wait while too many blocks are read and not yet written.
   bool wait_for_room() {
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return stop || read_blocks - written_blocks < cap; });
+    if (trace != nullptr) room_at_ = trace->now();
     return !stop;
   }
   void push(Item item) {
     const std::lock_guard lock(m);
     pending.push_back(std::move(item));
     ++read_blocks;
+    if (trace != nullptr) trace->add(trace->lane("reader"), "read", room_at_, trace->now(), 1);
     cv.notify_all();
   }
   void finish_input() {
@@ -131,11 +139,13 @@ class Job {
     }
     Result r = std::move(it->second);
     done.erase(it);
+    if (trace != nullptr) got_at_ = trace->now();
     return r;
   }
   void mark_written(std::uint64_t blocks) {
     const std::lock_guard lock(m);
     written_blocks += blocks;
+    if (trace != nullptr) trace->add(trace->lane("writer"), "write", got_at_, trace->now(), blocks);
     cv.notify_all();
   }
   bool stopped() {
@@ -153,6 +163,34 @@ class Job {
     --workers_running;
     cv.notify_all();
   }
+
+ private:
+  // The timeline's bookkeeping (with m held): a claim's items until the last is published (a GPU
+  // publishes its batch item by item, maybe from another thread than the one that claimed it).
+  struct TracedClaim {
+    std::string lane, what;
+    double start = 0;
+    std::uint64_t blocks = 0, left = 0;
+  };
+  void traced_claim(const std::vector<Item>& items, const char* kind) {
+    if (trace == nullptr || items.empty()) return;
+    auto c = std::make_shared<TracedClaim>();
+    c->lane = trace->lane(kind);
+    c->what = std::string(kind) == "gpu" ? "batch" : "block";
+    c->start = trace->now();
+    c->blocks = c->left = items.size();
+    for (const Item& i : items) claims_[i.seq] = c;
+  }
+  void traced_publish(std::uint64_t seq) {
+    if (trace == nullptr) return;
+    const auto it = claims_.find(seq);
+    if (it == claims_.end()) return;
+    const std::shared_ptr<TracedClaim> c = it->second;
+    claims_.erase(it);
+    if (--c->left == 0) trace->add(c->lane, c->what, c->start, trace->now(), c->blocks);
+  }
+  std::map<std::uint64_t, std::shared_ptr<TracedClaim>> claims_;
+  double room_at_ = 0, got_at_ = 0;  // the reader's, the writer's
 };
 
 // Runs the job's threads: the reader, cpu workers, one thread per GPU (which first makes its
@@ -219,6 +257,7 @@ template <typename J>
 void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
                  const std::function<void(int)>& work) {
   gpu_warmup::start();
+  const double cuda_from = o.trace != nullptr ? o.trace->now() : 0.0;
   gpu_warmup::State w;
   for (;;) {
     w = gpu_warmup::poll();
@@ -253,6 +292,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     const std::lock_guard lock(stats_m);
     st.first_gpu_ready_s = since(t0);
   }
+  if (o.trace != nullptr) o.trace->add("cuda 0", "CUDA start-up", cuda_from, o.trace->now(), 0);
   note(o, std::to_string(devices.size()) + " GPU(s) ready after " + std::to_string(w.seconds) + " s of CUDA start-up");
   if (o.max_blocks_in_flight == 0) {
     const std::lock_guard lock(job.m);

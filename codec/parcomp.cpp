@@ -85,6 +85,8 @@ void usage(std::FILE* to) {
                "      --gpu-batch N   blocks a GPU takes at a time (default 64; 512 for .bz2, whose GPU\n"
                "                      stages give a block one thread); larger batches use more memory\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
+               "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
+               "                      the writer did when (plots/tool_timeline.py draws it)\n"
                "  -h, --help          this text\n"
                "  -V, --version       the version\n"
                "Exit status: 0 done, 1 an environment problem, 2 a corrupt input, 3 an internal error.\n",
@@ -111,7 +113,7 @@ struct Cli {
   enum class Mode { compress, decompress, test } mode = Mode::compress;
   bool to_stdout = false, force = false, remove_input = false, quiet = false, verbose = false;
   int progress = -1;  // -1: when standard error is a terminal
-  std::string output, stats_file;
+  std::string output, stats_file, trace_file;
   std::vector<std::string> files;
   engine::Options engine;
 };
@@ -143,6 +145,7 @@ Cli parse_args(int argc, char** argv) {
     else if (a == "--no-progress") c.progress = 0;
     else if (a == "-o" || a == "--output") c.output = value();
     else if (a == "--stats") c.stats_file = value();
+    else if (a == "--trace") c.trace_file = value();
     else if (a == "--format") {
       const std::string v = value();
       if (v == "bz2") c.engine.format = engine::Format::bz2;
@@ -466,7 +469,24 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
 
 }  // namespace
 
+// The timeline of --trace as JSON: every span of every file, seconds since the program started.
+bool write_trace(const std::string& path, const engine::Trace& trace, const Cli& cli) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  std::fprintf(f, "{\"trace\": \"parcomp\", \"version\": 1, \"mode\": \"%s\", \"spans\": [",
+               cli.mode == Cli::Mode::compress ? "compress" : cli.mode == Cli::Mode::decompress ? "decompress" : "test");
+  bool first = true;
+  for (const auto& sp : trace.spans()) {
+    std::fprintf(f, "%s\n  {\"lane\": \"%s\", \"what\": \"%s\", \"start\": %.6f, \"end\": %.6f, \"blocks\": %llu}", first ? "" : ",",
+                 sp.lane.c_str(), sp.what.c_str(), sp.start, sp.end, static_cast<unsigned long long>(sp.blocks));
+    first = false;
+  }
+  std::fprintf(f, "\n]}\n");
+  return std::fclose(f) == 0;
+}
+
 int main(int argc, char** argv) {
+  engine::Trace trace;  // --trace: times from here
   Cli cli;
   try {
     cli = parse_args(argc, argv);
@@ -479,8 +499,13 @@ int main(int argc, char** argv) {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   if (cli.engine.use_gpus) gpu_warmup::start();  // CUDA starts while the first blocks are read
   const bool progress_on = !cli.quiet && (cli.progress == 1 || (cli.progress == -1 && ::isatty(STDERR_FILENO)));
+  if (!cli.trace_file.empty()) cli.engine.trace = &trace;
   int status = kOk;
   for (const auto& f : cli.files) status = std::max(status, process(cli, f, progress_on));
+  if (!cli.trace_file.empty() && !write_trace(cli.trace_file, trace, cli)) {
+    std::fprintf(stderr, "parcomp: cannot write %s: %s\n", cli.trace_file.c_str(), errno_text(errno).c_str());
+    status = std::max(status, static_cast<int>(kEnvironment));
+  }
   std::fflush(stdout);
   std::fflush(stderr);
   // Leave without destroying a CUDA runtime that may still be starting (gpu_warmup.hpp).

@@ -12,7 +12,9 @@
 #
 #   bz2-times.sh FILE [--out DIR] [--copies N] [--work DIR] [--ncu] [--ncu-source] [--bin DIR]
 #
-# DIR gets times.jsonl (one line a run), stats-*.json (parcomp --stats), env.txt (nvidia-smi, nvcc,
+# DIR gets times.jsonl (one line a run), stats-*.json (parcomp --stats), trace-*.json (parcomp
+# --trace: the timelines of the --gpu runs and of the default decompression; plots/tool_timeline.py
+# draws them), env.txt (nvidia-smi, nvcc,
 # host) and ncu-*.csv; scripts/collect_bz2_times.py turns DIR into results/<gpu>/...bz2-times.json.
 # The tools are found on PATH (the device bundle carries lbzip2, pbzip2 and bzip2 beside parcomp).
 set -uo pipefail
@@ -73,8 +75,9 @@ one() {  # one TAG INPUT
   run "$tag lbzip2 -d (b-made)" "$n" "$in" lbzip2 -d -n "$(nproc)" -c "$W/$tag.b.bz2"
   run "$tag lbzip2 -d (l-made)" "$n" "$in" lbzip2 -d -n "$(nproc)" -c "$W/$tag.l.bz2"
   run "$tag pbzip2 -d (p-made)" "$n" "$in" pbzip2 -d -p"$(nproc)" -c "$W/$tag.p.bz2"
-  parcomp -v -9 --gpu -c --stats "$out/stats-$tag-compress-gpu.json" "$in" > /dev/null 2>> "$out/verbose.txt"
-  parcomp -v -d --gpu -c --stats "$out/stats-$tag-decompress-gpu.json" "$W/$tag.b.bz2" > /dev/null 2>> "$out/verbose.txt"
+  parcomp -v -9 --gpu -c --stats "$out/stats-$tag-compress-gpu.json" --trace "$out/trace-$tag-compress-gpu.json" "$in" > /dev/null 2>> "$out/verbose.txt"
+  parcomp -v -d --gpu -c --stats "$out/stats-$tag-decompress-gpu.json" --trace "$out/trace-$tag-decompress-gpu.json" "$W/$tag.b.bz2" > /dev/null 2>> "$out/verbose.txt"
+  parcomp -v -d -c --trace "$out/trace-$tag-decompress-default.json" "$W/$tag.b.bz2" > /dev/null 2>> "$out/verbose.txt"
   rm -f "$W/$tag".?.bz2 "$W/o"
 }
 one x1 "$file"

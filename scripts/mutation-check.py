@@ -141,6 +141,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if not any(q[1] <= p[1] and q[2] >= p[2] and (q[1] < p[1] or q[2] > p[2]) for q in pts)]",
              "if not any(q[1] < p[1] and q[2] > p[2] for q in pts)]", "python"),
     # The program.
+    Mutation("parcomp --trace: a claim's span ends at its first result", "codec/engine_detail.hpp",
+             "if (--c->left == 0) trace->add(", "if (--c->left + 1 == c->blocks) trace->add(", "cpu"),
     Mutation("parcomp: corrupt input exits 1", "codec/parcomp.cpp", "    return kCorrupt;", "    return kEnvironment;", "cli"),
     Mutation("parcomp: partial output kept on errors", "codec/parcomp.cpp", "    if (!committed_) ::unlink(tmp_.c_str());", "", "cli"),
 ]

@@ -5,6 +5,7 @@
 #include "codec/common/errors.hpp"
 #include "codec/cpu_codec.hpp"
 #include "codec/engine.hpp"
+#include "codec/engine_detail.hpp"
 #include "codec/stream_format.hpp"
 #include "datasets/synthetic.hpp"
 #include "reference/pipeline.hpp"
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 
 namespace {
 using parcomp::testing::MemSink;
@@ -233,3 +235,53 @@ TEST(Engine, MemoryIsBoundedByTheBlocksInFlight) {
 }
 
 }  // namespace
+
+// --trace: a worker's claim is one span from the claim to its last item's result, on the claiming
+// thread's lane, however the results come (a GPU publishes a batch item by item, in any order and
+// maybe from another thread); the reader's and the writer's spans count their blocks.
+TEST(EngineTrace, AClaimIsOneSpanFromTheClaimToItsLastResult) {
+  struct Item {
+    std::uint64_t seq = 0;
+  };
+  engine::Trace trace;
+  engine::detail::Job<Item, int> job;
+  job.trace = &trace;
+  job.cap = 16;
+  for (std::uint64_t k = 0; k < 5; ++k) {
+    ASSERT_TRUE(job.wait_for_room());
+    job.push(Item{k});
+  }
+  job.finish_input();
+  const auto batch = job.claim(3, true);  // a GPU's batch: items 0, 1, 2
+  ASSERT_EQ(batch.size(), 3u);
+  double last = 0;
+  std::thread other([&] {  // the results come from another thread, out of order
+    job.publish(2, 2);
+    job.publish(0, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    last = trace.now();
+    job.publish(1, 1);
+  });
+  other.join();
+  const auto single = job.claim(1, false);  // a CPU worker's block: item 3
+  ASSERT_EQ(single.size(), 1u);
+  job.publish(3, 3);
+  for (std::uint64_t k = 0; k < 4; ++k) {
+    ASSERT_TRUE(job.next_in_order().has_value());
+    job.mark_written(1);
+  }
+  std::vector<engine::Trace::Span> batches, blocks, reads, writes;
+  for (const auto& sp : trace.spans()) {
+    EXPECT_LE(sp.start, sp.end) << sp.lane << " " << sp.what;
+    (sp.what == "batch" ? batches : sp.what == "block" ? blocks : sp.what == "read" ? reads : writes).push_back(sp);
+  }
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].blocks, 3u);
+  EXPECT_EQ(batches[0].lane, "gpu 0");
+  EXPECT_GE(batches[0].end, last) << "the batch's span ends at its last result";
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].lane, "cpu 0");
+  EXPECT_EQ(reads.size(), 5u);
+  EXPECT_EQ(writes.size(), 4u);
+  for (const auto& w : writes) EXPECT_EQ(w.lane, "writer 0");
+}

@@ -360,3 +360,41 @@ def test_gpu_batch_round_trips(sample, tmp_path):
 def test_bz2_option_errors():
     r = run("--format", "gzip", "x")
     assert r.returncode == 1 and b"--format must be parcomp or bz2" in r.stderr
+
+
+@pytest.mark.parametrize("extra", [[], ["-1"]])  # parcomp's 64 KiB blocks; .bz2's of 100k
+def test_trace_is_the_runs_timeline(sample, tmp_path, extra):
+    """--trace: every block read once, worked on by exactly one worker, written once, each lane's
+    spans in order and inside the run; the plot script draws a row per lane."""
+    packed, trace, stats = tmp_path / "s.out", tmp_path / "t.json", tmp_path / "st.json"
+    r = run(*extra, "--block", "64K", "--threads", "2", "-q", "--stats", stats, "--trace", trace, "-o", packed, sample)
+    assert r.returncode == 0, r.stderr
+    import json
+    for direction in ("compress", "decompress"):
+        if direction == "decompress":
+            r = run("-d", "--threads", "2", "-q", "--stats", stats, "--trace", trace, "-o", tmp_path / "back", packed)
+            assert r.returncode == 0, r.stderr
+        doc, st = json.loads(trace.read_text()), json.loads(stats.read_text())
+        assert doc["trace"] == "parcomp" and doc["mode"] == direction
+        spans = doc["spans"]
+        by = lambda what: [s for s in spans if s["what"] == what]
+        blocks = st["blocks"]
+        assert blocks > 1
+        assert sum(s["blocks"] for s in by("block")) == blocks, "each block on exactly one CPU worker"
+        assert {s["lane"] for s in by("block")} <= {"cpu 0", "cpu 1"}
+        assert sum(s["blocks"] for s in by("write")) == blocks and {s["lane"] for s in by("write")} == {"writer 0"}
+        assert len(by("read")) >= blocks if direction == "compress" else len(by("read")) >= 1
+        for lane in {s["lane"] for s in spans}:
+            mine = sorted((s for s in spans if s["lane"] == lane), key=lambda s: s["start"])
+            assert all(0 <= s["start"] <= s["end"] for s in mine)
+            assert all(a["end"] <= b["start"] + 1e-6 for a, b in zip(mine, mine[1:])), f"{lane}: spans overlap"
+        timeline = subprocess.run([sys.executable, str(ROOT / "plots" / "tool_timeline.py"), str(trace), "--out", str(tmp_path)],
+                                  capture_output=True, text=True)
+        assert timeline.returncode == 0, timeline.stderr
+        assert (tmp_path / "t.png").stat().st_size > 0
+        assert sum(1 for line in timeline.stdout.splitlines() if "spans" in line) == len({s["lane"] for s in spans})
+
+
+def test_trace_to_an_unwritable_place_is_an_error(sample, tmp_path):
+    r = run("-q", "--trace", tmp_path / "no" / "such" / "t.json", "-o", tmp_path / "s.pcmp", sample)
+    assert r.returncode == 1 and b"cannot write" in r.stderr

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The timeline of one parcomp run (ours, for tool.e2e: where its wall time goes): `parcomp --trace
+FILE` records what the reader, each CPU worker, each GPU's thread, CUDA's start-up and the writer
+did when; this draws one row per lane, one bar per span (a block read, compressed or decoded on a
+CPU worker, a GPU batch from its claim to its last result, a block written), and says how busy each
+lane was.
+
+Usage: python3 plots/tool_timeline.py TRACE.json [--out DIR]   (writes DIR/<TRACE stem>.png)"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ORDER = ("reader", "cuda", "gpu", "cpu", "writer")
+COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "write": "C1"}
+
+
+def load(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    if doc.get("trace") != "parcomp" or not isinstance(doc.get("spans"), list):
+        raise SystemExit(f"{path}: not a parcomp --trace file")
+    return doc
+
+
+def lanes(spans: list[dict]) -> list[str]:
+    """The lanes in the order the pipeline runs: reader, CUDA, GPUs, CPU workers, writer."""
+    def key(lane: str):
+        kind, _, k = lane.partition(" ")
+        return (ORDER.index(kind) if kind in ORDER else len(ORDER), kind, int(k) if k.isdigit() else 0)
+    return sorted({s["lane"] for s in spans}, key=key)
+
+
+def summary(doc: dict) -> list[dict]:
+    """Per lane: spans, blocks, busy seconds (union of its spans) and the fraction of the run."""
+    spans = doc["spans"]
+    total = max((s["end"] for s in spans), default=0.0)
+    out = []
+    for lane in lanes(spans):
+        mine = sorted((s for s in spans if s["lane"] == lane), key=lambda s: s["start"])
+        busy, reach = 0.0, 0.0
+        for s in mine:
+            start = max(s["start"], reach)
+            if s["end"] > start:
+                busy += s["end"] - start
+            reach = max(reach, s["end"])
+        out.append({"lane": lane, "spans": len(mine), "blocks": sum(s["blocks"] for s in mine), "busy_s": busy,
+                    "busy": busy / total if total > 0 else 0.0})
+    return out
+
+
+def figure(doc: dict, path: Path, out: Path) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    spans = doc["spans"]
+    if not spans:
+        raise SystemExit(f"{path}: no spans (an empty input?)")
+    names = lanes(spans)
+    rows = {lane: i for i, lane in enumerate(names)}
+    fig, ax = plt.subplots(figsize=(12, 0.45 * len(names) + 1.8))
+    for what, colour in COLOURS.items():
+        mine = [s for s in spans if s["what"] == what]
+        if mine:
+            ax.barh([rows[s["lane"]] for s in mine], [s["end"] - s["start"] for s in mine], left=[s["start"] for s in mine],
+                    height=0.7, color=colour, edgecolor="black", linewidth=0.2, label=what)
+    stats = {r["lane"]: r for r in summary(doc)}
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels([f"{lane} ({stats[lane]['busy']:.0%} busy)" for lane in names], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds since the program started")
+    total = max(s["end"] for s in spans)
+    blocks = sum(s["blocks"] for s in spans if s["what"] == "write")
+    ax.set_title(f"parcomp {doc.get('mode', '')}: {path.name}, {total:.2f} s, {blocks} blocks written "
+                 "(ours: where the wall time goes)", fontsize=10)
+    ax.legend(loc="lower right", fontsize=7)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{path.stem}.png"
+    fig.savefig(target, dpi=110)
+    plt.close(fig)
+    return target
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace", type=Path)
+    ap.add_argument("--out", type=Path, default=Path("plots/out"))
+    args = ap.parse_args(argv)
+    doc = load(args.trace)
+    for r in summary(doc):
+        print(f"{r['lane']:>10}: {r['spans']:5d} spans, {r['blocks']:6d} blocks, busy {r['busy_s']:.3f} s ({r['busy']:.0%})")
+    print(figure(doc, args.trace, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
