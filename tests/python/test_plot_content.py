@@ -27,8 +27,9 @@ def module(name):
     return mod
 
 
+# tool_timeline draws one run's --trace file, not an experiment's result (test_cli.py runs it).
 PLOT_MODULES = sorted(p.stem for p in PLOTS.glob("*.py")
-                      if p.stem not in {"common", "make_all", "summary"})
+                      if p.stem not in {"common", "make_all", "summary", "tool_timeline"})
 
 
 @pytest.fixture
