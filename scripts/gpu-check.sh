@@ -9,7 +9,7 @@
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
 #                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N] [--unpack TAR ...]
-#                [--bz2-times FILE]
+#                [--bz2-times FILE] [--by-dataset]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
@@ -22,6 +22,9 @@
 # With the sanitizers, the GPU .bz2 decoder is also fuzzed under memcheck: N mutated files
 # (--bz2-fuzz-files, default 10000; 0 leaves it out), Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts.
 #
+# --by-dataset runs the benchmarks as one process per dataset (bench-<dataset>.json, each complete
+# with its metadata) and merges them into bench.json: a time limit then loses only the dataset it
+# struck (a long run, such as codecs.landscape, over several device calls).
 # --bz2-times FILE runs bz2-times.sh on FILE after the benchmarks (wall times of parcomp -9/-d with
 # --gpu and --cpu beside lbzip2, pbzip2 and cat, FILE and 5 copies of it, and the kernels' times
 # by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file.
@@ -56,6 +59,7 @@ bz2_fuzz_files=10000
 mirror=""
 fetch_names=""
 bz2_times=""
+by_dataset=0
 unpack=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -75,10 +79,11 @@ while [ $# -gt 0 ]; do
     --bz2-fuzz-files) bz2_fuzz_files="$2"; shift 2 ;;
     --unpack) unpack+=("$2"); shift 2 ;;
     --bz2-times) bz2_times="$2"; shift 2 ;;
+    --by-dataset) by_dataset=1; shift ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^set -uo/ {exit} NR > 1' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -208,9 +213,24 @@ if [ -n "$sanitizers" ]; then
     summary+=("FAILED  compute-sanitizer not found"); failed=1
   fi
 fi
-if [ $bench -eq 1 ]; then
+if [ $bench -eq 1 ] && [ $by_dataset -eq 0 ]; then
   step "benchmarks (filter '$filter')" "$out/bench.log" \
     "$bench_bin" --benchmark_filter="$filter" --benchmark_out="$out/bench.json" --benchmark_out_format=json "${extra[@]}"
+elif [ $bench -eq 1 ]; then
+  # One bench process per dataset (the names' third part), each file complete with its metadata,
+  # so that a time limit loses at most the dataset it struck; merged into bench.json at the end.
+  mapfile -t datasets < <("$bench_bin" --benchmark_list_tests --benchmark_filter="$filter" | cut -d/ -f3 | awk '!seen[$0]++')
+  merge=$here/merge_results.py
+  [ -f "$merge" ] || merge=$here/../scripts/merge_results.py
+  parts=()
+  for d in "${datasets[@]}"; do
+    [ -n "$d" ] || continue
+    esc=$(printf '%s' "$d" | sed 's/[][\\.^$*+?(){}|]/\\&/g')
+    step "benchmarks on $d (filter '$filter')" "$out/bench-$d.log" \
+      "$bench_bin" --benchmark_filter="(${filter}).*/${esc}/n=" --benchmark_out="$out/bench-$d.json" --benchmark_out_format=json "${extra[@]}"
+    [ -s "$out/bench-$d.json" ] && parts+=("$out/bench-$d.json")
+  done
+  [ ${#parts[@]} -gt 0 ] && step "merging ${#parts[@]} dataset files" "$out/merge.log" python3 "$merge" "${parts[@]}" -o "$out/bench.json" --context "$out/device.json"
 fi
 if [ -n "$bz2_times" ]; then
   times_script="$here/bz2-times.sh"
