@@ -290,6 +290,27 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
   return finish_block(scratch.bytes, s, bit, out, where);
 }
 
+namespace {
+
+// kRulerLanes independent walks at once on one core: take(lane) starts the next walk (false: none
+// left), step(lane) moves a walk one row (true: it has ended). A lane whose walk ends takes the
+// next, or the last busy lane takes its place.
+template <typename Lane, typename Take, typename Step>
+void in_lanes(Take take, Step step) {
+  Lane lane[kRulerLanes];
+  int m = 0;
+  while (m < kRulerLanes && take(lane[m])) ++m;
+  while (m > 0)
+    for (int l = 0; l < m;) {
+      if (!step(lane[l]) || take(lane[l]))
+        ++l;
+      else
+        lane[l] = lane[--m];
+    }
+}
+
+}  // namespace
+
 std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_t orig_ptr, std::uint8_t* out, RulerScratch& rs) {
   if (n == 0) return 0;
   const std::uint32_t slots = ruler_slots(n);
@@ -297,84 +318,56 @@ std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_
   rs.dist.resize(slots);
   rs.start.resize(slots);
   std::uint32_t *succ = rs.succ.data(), *dist = rs.dist.data(), *start = rs.start.data();
-  constexpr int kLanes = kRulerLanes;
-  // Every ruler walks to the next ruler on its cycle (ruler_walk's steps), kLanes at a time: a lane
-  // that arrives takes the next ruler, or the last lane takes its place.
-  std::uint32_t slot[kLanes], x[kLanes], d[kLanes];
+  // Every ruler walks to the next ruler on its cycle (ruler_walk's steps).
+  struct Walk {
+    std::uint32_t slot, x, d;
+  };
   std::uint32_t next = 0;
-  auto take_walk = [&](int l) {
-    while (next < slots) {
-      const std::uint32_t i = next++;
-      const std::uint32_t row = ruler_row(i, orig_ptr, n);
-      if (row == kNoRuler) {
-        succ[i] = kNoRuler;
-        dist[i] = 0;
-        continue;
-      }
-      slot[l] = i;
-      x[l] = row;
-      d[l] = 0;
-      return true;
-    }
-    return false;
-  };
-  int m = 0;
-  while (m < kLanes && take_walk(m)) ++m;
-  while (m > 0) {
-    for (int l = 0; l < m;) {
-      x[l] = tt[x[l]] >> 8;
-      ++d[l];
-      const std::uint32_t arrived = ruler_of(x[l], orig_ptr, n);
-      if (arrived == kNoRuler && d[l] < n) {
-        ++l;
-        continue;
-      }
-      succ[slot[l]] = arrived;
-      dist[slot[l]] = d[l];
-      if (take_walk(l)) {
-        ++l;
-      } else {
-        --m;
-        slot[l] = slot[m];
-        x[l] = x[m];
-        d[l] = d[m];
-      }
-    }
-  }
+  in_lanes<Walk>(
+      [&](Walk& w) {
+        while (next < slots) {
+          const std::uint32_t i = next++;
+          const std::uint32_t row = ruler_row(i, orig_ptr, n);
+          if (row == kNoRuler) {
+            succ[i] = kNoRuler;
+            dist[i] = 0;
+            continue;
+          }
+          w = {i, row, 0};
+          return true;
+        }
+        return false;
+      },
+      [&](Walk& w) {
+        w.x = tt[w.x] >> 8;
+        ++w.d;
+        const std::uint32_t arrived = ruler_of(w.x, orig_ptr, n);
+        if (arrived == kNoRuler && w.d < n) return false;
+        succ[w.slot] = arrived;
+        dist[w.slot] = w.d;
+        return true;
+      });
   const std::uint32_t cycle = ruler_rank(succ, dist, n, orig_ptr, start);
-  // Every ruler on origPtr's cycle writes its stretch (ruler_emit's steps), kLanes at a time.
-  std::uint32_t v[kLanes], at[kLanes], end[kLanes];
-  next = 0;
-  auto take_emit = [&](int l) {
-    while (next < slots) {
-      const std::uint32_t i = next++;
-      if (start[i] == kNoRuler) continue;
-      at[l] = start[i];
-      end[l] = std::min(start[i] + dist[i], n);
-      if (at[l] >= end[l]) continue;
-      v[l] = tt[ruler_row(i, orig_ptr, n)];
-      return true;
-    }
-    return false;
+  // Every ruler on origPtr's cycle writes its stretch (ruler_emit's steps).
+  struct Emit {
+    std::uint32_t v, at, end;
   };
-  m = 0;
-  while (m < kLanes && take_emit(m)) ++m;
-  while (m > 0) {
-    for (int l = 0; l < m;) {
-      v[l] = tt[v[l] >> 8];
-      out[at[l]++] = static_cast<std::uint8_t>(v[l] & 0xff);
-      if (at[l] < end[l]) {
-        ++l;
-      } else if (take_emit(l)) {
-        ++l;
-      } else {
-        --m;
-        v[l] = v[m];
-        at[l] = at[m];
-        end[l] = end[m];
-      }
-    }
-  }
+  next = 0;
+  in_lanes<Emit>(
+      [&](Emit& e) {
+        while (next < slots) {
+          const std::uint32_t i = next++;
+          if (start[i] == kNoRuler) continue;
+          e = {tt[ruler_row(i, orig_ptr, n)], start[i], std::min(start[i] + dist[i], n)};
+          if (e.at < e.end) return true;
+        }
+        return false;
+      },
+      [&](Emit& e) {
+        e.v = tt[e.v >> 8];
+        out[e.at++] = static_cast<std::uint8_t>(e.v & 0xff);
+        return e.at == e.end;
+      });
   for (std::uint32_t k = cycle; k < n; ++k) out[k] = out[k % cycle];  // ruler_repeat
   return cycle;
 }
