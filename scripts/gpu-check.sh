@@ -227,7 +227,7 @@ elif [ $bench -eq 1 ]; then
     [ -n "$d" ] || continue
     esc=$(printf '%s' "$d" | sed 's/[][\\.^$*+?(){}|]/\\&/g')
     step "benchmarks on $d (filter '$filter')" "$out/bench-$d.log" \
-      "$bench_bin" --benchmark_filter="(${filter}).*/${esc}/n=" --benchmark_out="$out/bench-$d.json" --benchmark_out_format=json "${extra[@]}"
+      "$bench_bin" --benchmark_filter="(${filter})(.*/)?${esc}/n=" --benchmark_out="$out/bench-$d.json" --benchmark_out_format=json "${extra[@]}"
     [ -s "$out/bench-$d.json" ] && parts+=("$out/bench-$d.json")
   done
   [ ${#parts[@]} -gt 0 ] && step "merging ${#parts[@]} dataset files" "$out/merge.log" python3 "$merge" "${parts[@]}" -o "$out/bench.json" --context "$out/device.json"
