@@ -6,7 +6,7 @@
 # Inputs: FILE, and FILE repeated COPIES times (default 5; 0 leaves it out). Two runs each.
 # With --ncu, the GPU kernels' times for one compression and one decompression of FILE (Nsight
 # Compute, serialised kernels: device-resident times, not wall). With --ncu-source, also where the
-# decoder's one-thread-per-block stage (huff_kernel: header, tables, Huffman codes) spends its
+# decoder's one-thread-per-block stage (group_starts_kernel: header, tables, the walk of the Huffman codes) spends its
 # time: ncu's warp-stall samples per CUDA source line (the build has -lineinfo) into
 # ncu-symbols-source.csv, and the report itself (ncu-symbols.ncu-rep) for the Nsight Compute GUI.
 #
@@ -93,7 +93,7 @@ if [ $ncu -eq 1 ]; then
 fi
 if [ $ncu_source -eq 1 ]; then
   [ -s "$W/b.bz2" ] || parcomp --cpu -9 -c "$file" > "$W/b.bz2"
-  ncu --section SourceCounters --section WarpStateStats --section LaunchStats --import-source yes -k regex:huff_kernel -c 1 \
+  ncu --section SourceCounters --section WarpStateStats --section LaunchStats --import-source yes -k regex:group_starts_kernel -c 1 \
     -f -o "$out/ncu-symbols" parcomp -d --gpu -c "$W/b.bz2" > /dev/null 2> "$out/ncu-symbols.log"
   # Per source line: the CUDA lines with their SASS (older ncu: the default view).
   ncu -i "$out/ncu-symbols.ncu-rep" --page source --csv --print-source cuda,sass > "$out/ncu-symbols-source.csv" 2>> "$out/ncu-symbols.log" ||

@@ -144,32 +144,34 @@ struct TableDecoder {
 
 // The tables and selectors of one block being decoded (about 35 KB: reused from block to block on
 // the CPU, one per block of a batch on the GPU), and the used bytes (from_seq: the byte of each
-// MTF value) with the count of MTF items (the GPU decoder's, decode_items).
+// MTF value) with the GPU decoder's counts: its MTF items, its symbols before the end-of-block
+// symbol, and the path the block takes (bz2_steps.hpp).
 struct DecodeWork {
   TableDecoder tables[kMaxTables];
   std::uint8_t selectors[kMaxSelectors];
   std::uint8_t from_seq[256];
-  std::uint32_t items = 0;
+  std::uint32_t items = 0, symbols = 0;
+  std::uint32_t path = 0;
 };
 
-// Decodes the header and the Huffman codes of the block whose magic starts at bit `bit` of
-// in[0..size), at most `limit` bytes, into a sink of MTF items in block order:
-//   sink.begin(from_seq, n_in_use)  the used bytes, before the first item;
-//   sink.run(at, r)                 a zero run: r bytes (r >= 1) at bytes[at..at + r), each the
-//                                   byte at the front of the MTF list;
-//   sink.index(at, j)               MTF position j >= 1 (move to front) gives bytes[at].
-// decode_symbols's sink does the inverse MTF at once (the CPU reader); the GPU decoder's keeps the
-// items and does it in chunks (bz2_steps.hpp).
-template <typename Sink>
-PARCOMP_HD BlockSymbols decode_items(const std::uint8_t* in, std::size_t size, std::uint64_t bit, std::uint32_t limit, DecodeWork& w,
-                                     Sink& sink) {
+// A block's header as decode_header reads it: where its symbols start and what they need.
+struct BlockHeader {
+  std::uint64_t symbols_bit = 0;  // the first symbol's bit
+  std::size_t n_selectors = 0;    // at most kMaxSelectors (more are read and ignored)
+  int n_in_use = 0, eob = 0;      // the used bytes' count; the end-of-block symbol
+  std::uint8_t from_seq[256];     // the byte of each MTF value (n_in_use of them)
+};
+
+// Reads the header of the block whose magic starts at bit `bit` of in[0..size): the magic, CRC,
+// origPtr, used bytes, selectors (into w.selectors) and tables (into w.tables). The result's error
+// is none when the header is whole; h then says where the symbols start.
+PARCOMP_HD inline BlockSymbols decode_header(const std::uint8_t* in, std::size_t size, std::uint64_t bit, DecodeWork& w, BlockHeader& h) {
   BitReader br(in, size, bit);
   BlockSymbols r;
-  auto fail = [&](BlockError e, std::uint64_t at, std::uint64_t detail = 0, std::uint64_t detail2 = 0) {
+  auto fail = [&](BlockError e, std::uint64_t at, std::uint64_t detail = 0) {
     r.error = e;
     r.error_bit = at;
     r.detail = detail;
-    r.detail2 = detail2;
     return r;
   };
   const std::uint64_t end_bits = static_cast<std::uint64_t>(size) * 8;
@@ -179,17 +181,18 @@ PARCOMP_HD BlockSymbols decode_items(const std::uint8_t* in, std::size_t size, s
   if (br.take(1) != 0) return fail(BlockError::randomised, br.used());
   r.orig_ptr = br.take(24);
   const std::uint32_t ranges = br.take(16);
-  std::uint8_t from_seq[256];
   int n_in_use = 0;
   for (int i = 0; i < 16; ++i) {
     if ((ranges >> (15 - i) & 1u) == 0) continue;
     const std::uint32_t bits = br.take(16);
     for (int j = 0; j < 16; ++j)
-      if ((bits >> (15 - j) & 1u) != 0) from_seq[n_in_use++] = static_cast<std::uint8_t>(i * 16 + j);
+      if ((bits >> (15 - j) & 1u) != 0) h.from_seq[n_in_use++] = static_cast<std::uint8_t>(i * 16 + j);
   }
   if (br.past_end()) return fail(BlockError::past_end, end_bits);
   if (n_in_use == 0) return fail(BlockError::no_bytes, br.used());
-  const int alpha = n_in_use + 2, eob = n_in_use + 1;
+  const int alpha = n_in_use + 2;
+  h.n_in_use = n_in_use;
+  h.eob = n_in_use + 1;
   const int groups = static_cast<int>(br.take(3));
   if (groups < kMinTables || groups > kMaxTables) return fail(BlockError::table_count, br.used(), static_cast<std::uint64_t>(groups));
   std::size_t n_selectors = br.take(15);
@@ -211,6 +214,7 @@ PARCOMP_HD BlockSymbols decode_items(const std::uint8_t* in, std::size_t size, s
     }
     if (n_selectors > kMaxSelectors) n_selectors = kMaxSelectors;
   }
+  h.n_selectors = n_selectors;
   if (br.past_end()) return fail(BlockError::past_end, end_bits);
   for (int t = 0; t < groups; ++t) {
     std::uint8_t length[kMaxAlphabet];
@@ -226,9 +230,38 @@ PARCOMP_HD BlockSymbols decode_items(const std::uint8_t* in, std::size_t size, s
     if (br.past_end()) return fail(BlockError::past_end, end_bits);
     w.tables[t].build(length, alpha);
   }
+  h.symbols_bit = br.used();
+  return r;
+}
+
+// Decodes the header and the Huffman codes of the block whose magic starts at bit `bit` of
+// in[0..size), at most `limit` bytes, into a sink of MTF items in block order:
+//   sink.begin(from_seq, n_in_use)  the used bytes, before the first item;
+//   sink.run(at, r)                 a zero run: r bytes (r >= 1) at bytes[at..at + r), each the
+//                                   byte at the front of the MTF list;
+//   sink.index(at, j)               MTF position j >= 1 (move to front) gives bytes[at].
+// decode_symbols's sink does the inverse MTF at once (the CPU reader); the GPU decoder keeps the
+// items (bz2_steps.hpp: its fallback for damaged blocks, and the check of its parallel path).
+template <typename Sink>
+PARCOMP_HD BlockSymbols decode_items(const std::uint8_t* in, std::size_t size, std::uint64_t bit, std::uint32_t limit, DecodeWork& w,
+                                     Sink& sink) {
+  BlockHeader h;
+  BlockSymbols r = decode_header(in, size, bit, w, h);
+  if (r.error != BlockError::none) return r;
+  auto fail = [&](BlockError e, std::uint64_t at, std::uint64_t detail = 0, std::uint64_t detail2 = 0) {
+    r.error = e;
+    r.error_bit = at;
+    r.detail = detail;
+    r.detail2 = detail2;
+    return r;
+  };
+  const std::uint64_t end_bits = static_cast<std::uint64_t>(size) * 8;
+  const std::size_t n_selectors = h.n_selectors;
+  const int eob = h.eob;
+  BitReader br(in, size, h.symbols_bit);
 
   // The symbols: MTF values with zero runs.
-  sink.begin(from_seq, n_in_use);
+  sink.begin(h.from_seq, h.n_in_use);
   std::uint32_t nblock = 0;
   std::size_t group = 0;
   int group_left = 0;

@@ -15,8 +15,8 @@ namespace {
 constexpr unsigned kThreads = 256;
 
 // One thread per block, a CTA each, so that the blocks spread over the SMs.
-__global__ void huff_kernel(steps::Batch a) {
-  if (threadIdx.x == 0 && blockIdx.x < a.count) steps::huff(a, blockIdx.x);
+__global__ void group_starts_kernel(steps::Batch a) {
+  if (threadIdx.x == 0 && blockIdx.x < a.count) steps::group_starts(a, blockIdx.x);
 }
 
 template <void (*Step)(const steps::Batch&, std::size_t)>
@@ -49,7 +49,16 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
   if (count > 0x7fffffffu) throw ContractError("bz2gpu::decode_batch: " + std::to_string(count) + " blocks in one batch");
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit, chunks = count * a.chunks(), links = count * a.links();
-  huff_kernel<<<static_cast<unsigned>(count), 1, 0, stream>>>(a);
+  const std::size_t groups = count * bz2::kMaxSelectors, symbol_chunks = count * a.symbol_chunk_count();
+  group_starts_kernel<<<static_cast<unsigned>(count), 1, 0, stream>>>(a);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::group_symbols><<<grid_for(groups), kThreads, 0, stream>>>(a, groups);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::item_count><<<grid_for(symbol_chunks), kThreads, 0, stream>>>(a, symbol_chunks);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::item_scan><<<grid_for(count), kThreads, 0, stream>>>(a, count);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::item_write><<<grid_for(symbol_chunks), kThreads, 0, stream>>>(a, symbol_chunks);
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::mtf_local><<<grid_for(chunks), kThreads, 0, stream>>>(a, chunks);
   PARCOMP_CHECK_LAUNCH();
@@ -59,7 +68,9 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::link_hist><<<grid_for(links), kThreads, 0, stream>>>(a, links);
   PARCOMP_CHECK_LAUNCH();
-  each_kernel<steps::link_scan><<<grid_for(count), kThreads, 0, stream>>>(a, count);
+  each_kernel<steps::link_total><<<grid_for(count * 256), kThreads, 0, stream>>>(a, count * 256);
+  PARCOMP_CHECK_LAUNCH();
+  each_kernel<steps::link_scan><<<grid_for(count * 256), kThreads, 0, stream>>>(a, count * 256);
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::link_scatter><<<grid_for(links), kThreads, 0, stream>>>(a, links);
   PARCOMP_CHECK_LAUNCH();
@@ -81,12 +92,18 @@ void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_
   check(count, limit, scratch_bytes, "bz2gpu::decode_batch_host");
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit, chunks = count * a.chunks(), links = count * a.links();
-  for (std::size_t b = 0; b < count; ++b) steps::huff(a, b);
+  const std::size_t groups = count * bz2::kMaxSelectors, symbol_chunks = count * a.symbol_chunk_count();
+  for (std::size_t b = 0; b < count; ++b) steps::group_starts(a, b);
+  for (std::size_t g = 0; g < groups; ++g) steps::group_symbols(a, g);
+  for (std::size_t g = 0; g < symbol_chunks; ++g) steps::item_count(a, g);
+  for (std::size_t b = 0; b < count; ++b) steps::item_scan(a, b);
+  for (std::size_t g = 0; g < symbol_chunks; ++g) steps::item_write(a, g);
   for (std::size_t g = 0; g < chunks; ++g) steps::mtf_local(a, g);
   for (std::size_t b = 0; b < count; ++b) steps::mtf_compose(a, b);
   for (std::size_t g = 0; g < bytes; ++g) steps::mtf_bytes(a, g);
   for (std::size_t g = 0; g < links; ++g) steps::link_hist(a, g);
-  for (std::size_t b = 0; b < count; ++b) steps::link_scan(a, b);
+  for (std::size_t g = 0; g < count * 256; ++g) steps::link_total(a, g);
+  for (std::size_t g = 0; g < count * 256; ++g) steps::link_scan(a, g);
   for (std::size_t g = 0; g < links; ++g) steps::link_scatter(a, g);
   for (std::size_t g = 0; g < bytes; ++g) steps::pack(a, g);
   for (std::size_t g = 0; g < rulers; ++g) steps::walk(a, g);

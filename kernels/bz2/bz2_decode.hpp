@@ -2,13 +2,17 @@
 // block's symbols (its header, tables, selectors, Huffman codes, inverse MTF and zero runs) and its
 // inverse BWT from origPtr alone. The lines that do the work are codec/common/bz2_block.hpp's,
 // the ones the CPU reader runs:
-//   huff      one thread per block: its header, tables and Huffman codes (a serial chain of
-//             variable-length codes) into MTF items, zero runs as their lengths (decode_items);
+//   huff      one thread per block reads its header and tables and walks its Huffman codes (a
+//             serial chain of variable-length codes), each code's length only, to the start of
+//             every group of 50 symbols; every group then decodes its symbols at once, and chunks
+//             of 4096 symbols turn them into MTF items, zero runs as their lengths (a scan of the
+//             chunks' counts places them). A block that meets damage on the way is decoded by
+//             decode_items on its one thread, so that its verdict is the CPU reader's;
 //   mtf       the inverse MTF in chunks of 4096 items at once, each from a list of its own; one
 //             thread per block chains the chunks' lists, then every byte finds its value;
 //   link      the rows' links (a stable counting sort of the block's bytes: each row's next row)
-//             in chunks of 4096 bytes at once: counts, one thread per block for the offsets, and
-//             the scatter;
+//             in chunks of 4096 bytes at once: counts, one thread per byte value of a block for the
+//             offsets, and the scatter;
 //   pack      every row at once: tt = next row << 8 | the row's byte (bzip2's tt).
 //   rulers    the chain of rows is ranked with rulers (bz2_block.hpp): every K-th row walks to
 //             the next ruler at once (one thread per ruler), one thread per block chains the

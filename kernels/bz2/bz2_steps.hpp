@@ -17,10 +17,18 @@ namespace parcomp::bz2gpu::steps {
 inline constexpr std::uint32_t kItemChunk = 4096, kLinkChunk = 4096;
 PARCOMP_HD constexpr std::uint32_t item_chunks(std::uint32_t limit) { return (limit + kItemChunk - 1) / kItemChunk; }
 PARCOMP_HD constexpr std::uint32_t link_chunks(std::uint32_t limit) { return (limit + kLinkChunk - 1) / kLinkChunk; }
+// A block's Huffman symbols (at most limit before the end-of-block symbol, and that one) are cut
+// into chunks of kSymbolChunk for the zero runs (a thread each).
+inline constexpr std::uint32_t kSymbolChunk = 4096;
+PARCOMP_HD constexpr std::uint32_t symbol_slots(std::uint32_t limit) { return limit + 1; }
+PARCOMP_HD constexpr std::uint32_t symbol_chunks(std::uint32_t limit) { return (limit + kSymbolChunk - 1) / kSymbolChunk; }
+// DecodeWork::path: where a block is after group_starts.
+inline constexpr std::uint32_t kPathDone = 0;      // decoded by the serial fallback, or damaged in its header
+inline constexpr std::uint32_t kPathParallel = 1;  // its groups' starts are known: the parallel steps decode it
 
 // Where each array of a batch lives in the scratch (offsets in bytes).
 struct Layout {
-  std::size_t work, tt, chunk_at, lists, hist, succ, dist, start, cycle, total;
+  std::size_t work, tt, chunk_at, lists, hist, link_totals, succ, dist, start, cycle, group_bit, symbols, symbol_counts, total;
 };
 constexpr std::size_t align_up(std::size_t x) { return (x + 255) / 256 * 256; }
 inline Layout layout(std::size_t count, std::uint32_t limit) {
@@ -37,6 +45,8 @@ inline Layout layout(std::size_t count, std::uint32_t limit) {
   at += align_up(count * item_chunks(limit) * 256);
   l.hist = at;
   at += align_up(count * link_chunks(limit) * 256 * sizeof(std::uint32_t));
+  l.link_totals = at;
+  at += align_up(count * 256 * sizeof(std::uint32_t));
   l.succ = at;
   at += align_up(count * slots * sizeof(std::uint32_t));
   l.dist = at;
@@ -45,6 +55,12 @@ inline Layout layout(std::size_t count, std::uint32_t limit) {
   at += align_up(count * slots * sizeof(std::uint32_t));
   l.cycle = at;
   at += align_up(count * sizeof(std::uint32_t));
+  l.group_bit = at;
+  at += align_up(count * bz2::kMaxSelectors * sizeof(std::uint32_t));
+  l.symbols = at;
+  at += align_up(count * symbol_slots(limit) * sizeof(std::uint16_t));
+  l.symbol_counts = at;
+  at += align_up(count * symbol_chunks(limit) * 2 * sizeof(std::uint32_t));
   l.total = at;
   return l;
 }
@@ -58,12 +74,17 @@ struct Batch {
   std::uint32_t* chunk_at;  // item chunk c's first byte (item_chunks(limit) a block)
   std::uint8_t* lists;      // item chunk c's MTF list: its moves, then the list at its start (256 each)
   std::uint32_t* hist;      // link chunk h's byte counts, then its bytes' first rows (256 each)
+  std::uint32_t* link_totals;  // each byte value's rows in its block (256 a block)
   std::uint32_t *succ, *dist, *start, *cycle;
+  std::uint32_t* group_bit;      // where each group of 50 symbols starts, from the block's magic (kMaxSelectors a block)
+  std::uint16_t* symbols;        // the Huffman symbols, the end-of-block symbol last (symbol_slots(limit) a block)
+  std::uint32_t* symbol_counts;  // symbol chunk c's items and bytes, then its first item and byte (2 each)
   bz2::BlockSymbols* info;
   std::uint8_t* out;
   PARCOMP_HD std::size_t slots() const { return bz2::ruler_slots(limit); }
   PARCOMP_HD std::size_t chunks() const { return item_chunks(limit); }
   PARCOMP_HD std::size_t links() const { return link_chunks(limit); }
+  PARCOMP_HD std::size_t symbol_chunk_count() const { return symbol_chunks(limit); }
 };
 inline Batch batch(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out, void* scratch) {
   const Layout l = layout(count, limit);
@@ -76,20 +97,30 @@ inline Batch batch(const BatchBlock* blocks, std::size_t count, std::uint32_t li
           reinterpret_cast<std::uint32_t*>(base + l.chunk_at),
           base + l.lists,
           reinterpret_cast<std::uint32_t*>(base + l.hist),
+          reinterpret_cast<std::uint32_t*>(base + l.link_totals),
           reinterpret_cast<std::uint32_t*>(base + l.succ),
           reinterpret_cast<std::uint32_t*>(base + l.dist),
           reinterpret_cast<std::uint32_t*>(base + l.start),
           reinterpret_cast<std::uint32_t*>(base + l.cycle),
+          reinterpret_cast<std::uint32_t*>(base + l.group_bit),
+          reinterpret_cast<std::uint16_t*>(base + l.symbols),
+          reinterpret_cast<std::uint32_t*>(base + l.symbol_counts),
           info,
           out};
 }
 
 // ---- a block's symbols: its rows' bytes (in out until the inverse BWT writes there) ----------------
-// The Huffman codes are a serial chain, one thread a block (huff); the inverse MTF and the links,
-// the work per byte, run on many threads: each item chunk moves a list of its own (mtf_local),
-// one thread a block chains the chunks' lists (mtf_compose), every byte finds its value
-// (mtf_bytes); the links are a stable counting sort by chunks of bytes (link_hist, link_scan,
-// link_scatter), the same next rows as bz2::link_next.
+// The Huffman codes are a serial chain: one thread a block reads the header and walks the codes,
+// each code's length only, to find where every group of 50 symbols starts (group_starts); then
+// every group decodes its symbols at once (group_symbols), and chunks of symbols turn the RUNA/RUNB
+// digits into zero runs (item_count, item_scan, item_write: the MTF items). A block whose walk or
+// runs meet damage is decoded by the serial decoder instead (huff: decode_items, the CPU reader's
+// lines), so that every verdict is the CPU reader's. The inverse MTF and the links, the work per
+// byte, run on many threads: each item chunk moves a list of its own (mtf_local), one thread a
+// block chains the chunks' lists (mtf_compose), every byte finds its value (mtf_bytes); the links
+// are a stable counting sort by chunks of bytes (link_hist, link_total, link_scan, link_scatter:
+// each byte value of a block scans the chunks' counts on a thread of its own), the same next rows
+// as bz2::link_next.
 
 // The items of decode_items, kept: a zero run of r as r << 1 | 1, MTF position j as j << 1; and
 // every kItemChunk-th item's first byte.
@@ -109,13 +140,165 @@ struct ItemSink {
   PARCOMP_HD void index(std::uint32_t at, int j) { put(at, static_cast<std::uint32_t>(j) << 1); }
 };
 
-// Block b: its header, tables and Huffman codes into items (items: count).
+// Block b, serially: its header, tables and Huffman codes into items (the fallback).
 PARCOMP_HD inline void huff(const Batch& a, std::size_t b) {
   const BatchBlock blk = a.blocks[b];
   ItemSink sink{a.tt + b * a.limit, a.chunk_at + b * a.chunks(), a.work + b};
   const bz2::BlockSymbols s = bz2::decode_items(blk.window, blk.window_bytes, blk.bit, a.limit, a.work[b], sink);
+  a.work[b].path = kPathDone;
   a.work[b].items = s.error == bz2::BlockError::none ? sink.n : 0;
   a.info[b] = s;
+}
+
+// Block b: its header, then the bit where each group of 50 symbols starts, up to the end-of-block
+// symbol (items: count). Anything decode_items would stop at on the way (bits that are no
+// codeword, bits past the end, too few selectors, more symbols than bytes) hands the block to huff.
+PARCOMP_HD inline void group_starts(const Batch& a, std::size_t b) {
+  const BatchBlock blk = a.blocks[b];
+  bz2::DecodeWork& w = a.work[b];
+  bz2::BlockHeader h;
+  bz2::BlockSymbols s = bz2::decode_header(blk.window, blk.window_bytes, blk.bit, w, h);
+  w.path = kPathDone;
+  w.items = 0;
+  w.symbols = 0;
+  if (s.error != bz2::BlockError::none) {
+    a.info[b] = s;
+    return;
+  }
+  BitReader br(blk.window, blk.window_bytes, h.symbols_bit);
+  std::uint32_t* starts = a.group_bit + b * bz2::kMaxSelectors;
+  std::uint32_t n = 0;  // symbols before this one
+  for (std::size_t g = 0; g < h.n_selectors && n <= a.limit; ++g) {
+    starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
+    const bz2::TableDecoder& t = w.tables[w.selectors[g]];
+    for (int k = 0; k < bz2::kGroupSize; ++k, ++n) {
+      int length = 0;
+      const int sym = t.decode(br.window(), length);
+      if (sym < 0) return huff(a, b);
+      br.skip(length);
+      if (br.past_end()) return huff(a, b);
+      if (sym == h.eob) {
+        if (n > a.limit) return huff(a, b);
+        for (int i = 0; i < 256; ++i) w.from_seq[i] = i < h.n_in_use ? h.from_seq[i] : 0;
+        s.end_bit = br.used();
+        w.symbols = n;
+        w.path = kPathParallel;
+        a.info[b] = s;
+        return;
+      }
+    }
+  }
+  huff(a, b);
+}
+
+// Group g % kMaxSelectors of block g / kMaxSelectors: its symbols (items: count * kMaxSelectors).
+PARCOMP_HD inline void group_symbols(const Batch& a, std::size_t g) {
+  const std::size_t b = g / bz2::kMaxSelectors;
+  const auto first = static_cast<std::uint32_t>(g % bz2::kMaxSelectors) * bz2::kGroupSize;
+  const bz2::DecodeWork& w = a.work[b];
+  if (w.path != kPathParallel || first > w.symbols) return;
+  const BatchBlock blk = a.blocks[b];
+  BitReader br(blk.window, blk.window_bytes, blk.bit + a.group_bit[g]);
+  const bz2::TableDecoder& t = w.tables[w.selectors[g % bz2::kMaxSelectors]];
+  std::uint16_t* out = a.symbols + b * symbol_slots(a.limit);
+  const std::uint32_t end = w.symbols + 1 - first < bz2::kGroupSize ? w.symbols + 1 : first + bz2::kGroupSize;
+  for (std::uint32_t k = first; k < end; ++k) {
+    int length = 0;
+    out[k] = static_cast<std::uint16_t>(t.decode(br.window(), length));
+    br.skip(length);
+  }
+}
+
+// The items of symbol chunk c of a block's symbols[0..n) (symbols[n] is the end-of-block symbol):
+// emit(item, bytes) for each, in order (decode_items's items). A zero run belongs to the chunk of
+// its first digit, which reads on past its end to the run's last digit. False for a run of more
+// digits than any block holds (decode_items: zero_run_too_long).
+template <typename Emit>
+PARCOMP_HD bool chunk_items(const std::uint16_t* symbols, std::uint32_t n, std::uint32_t c, Emit emit) {
+  std::uint32_t i = c * kSymbolChunk;
+  const std::uint32_t end = n - i < kSymbolChunk ? n : i + kSymbolChunk;
+  if (i >= n) return true;
+  if (i > 0 && symbols[i - 1] <= bz2::kRunB)
+    while (i < end && symbols[i] <= bz2::kRunB) ++i;  // the end of a run an earlier chunk owns
+  while (i < end) {
+    const std::uint16_t sym = symbols[i];
+    if (sym > bz2::kRunB) {
+      emit(static_cast<std::uint32_t>(sym - 1) << 1, 1u);
+      ++i;
+      continue;
+    }
+    std::uint32_t run = 0, weight = 1;
+    for (; symbols[i] <= bz2::kRunB; ++i) {
+      if (weight >= (std::uint32_t{2} << 20)) return false;
+      run += weight * (symbols[i] == bz2::kRunA ? 1u : 2u);
+      weight <<= 1;
+    }
+    emit(run << 1 | 1u, run);
+  }
+  return true;
+}
+
+// Symbol chunk g % chunks of block g / chunks: its items and bytes (items: count * chunks).
+PARCOMP_HD inline void item_count(const Batch& a, std::size_t g) {
+  const std::size_t chunks = a.symbol_chunk_count(), b = g / chunks;
+  const bz2::DecodeWork& w = a.work[b];
+  if (w.path != kPathParallel) return;
+  std::uint32_t items = 0;
+  std::uint64_t bytes = 0;
+  const bool ok = chunk_items(a.symbols + b * symbol_slots(a.limit), w.symbols, static_cast<std::uint32_t>(g % chunks),
+                              [&](std::uint32_t, std::uint32_t n) {
+                                ++items;
+                                bytes += n;
+                              });
+  a.symbol_counts[g * 2] = items;
+  a.symbol_counts[g * 2 + 1] = ok && bytes < 0xffffffffu ? static_cast<std::uint32_t>(bytes) : 0xffffffffu;
+}
+
+// Block b: each symbol chunk's first item and byte; its byte count, or huff for too many bytes or
+// too long a run (items: count).
+PARCOMP_HD inline void item_scan(const Batch& a, std::size_t b) {
+  bz2::DecodeWork& w = a.work[b];
+  if (w.path != kPathParallel) return;
+  std::uint32_t* counts = a.symbol_counts + b * a.symbol_chunk_count() * 2;
+  const std::uint32_t used = (w.symbols + kSymbolChunk - 1) / kSymbolChunk;
+  std::uint32_t items = 0;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t c = 0; c < used; ++c) {
+    const std::uint32_t n_items = counts[c * 2], n_bytes = counts[c * 2 + 1];
+    if (n_bytes == 0xffffffffu || bytes + n_bytes > a.limit) return huff(a, b);
+    counts[c * 2] = items;
+    counts[c * 2 + 1] = static_cast<std::uint32_t>(bytes);
+    items += n_items;
+    bytes += n_bytes;
+  }
+  w.items = items;
+  bz2::BlockSymbols& s = a.info[b];
+  s.nblock = static_cast<std::uint32_t>(bytes);
+  if (s.orig_ptr >= s.nblock) {  // decode_items's last check
+    s.error = bz2::BlockError::orig_ptr;
+    s.error_bit = s.end_bit;
+    s.detail = s.orig_ptr;
+    s.detail2 = s.nblock;
+    w.items = 0;
+  }
+}
+
+// Symbol chunk g % chunks of block g / chunks: its items, and the first byte of every item chunk
+// that starts among them (items: count * chunks).
+PARCOMP_HD inline void item_write(const Batch& a, std::size_t g) {
+  const std::size_t chunks = a.symbol_chunk_count(), b = g / chunks;
+  const bz2::DecodeWork& w = a.work[b];
+  if (w.path != kPathParallel || a.info[b].error != bz2::BlockError::none) return;
+  const auto c = static_cast<std::uint32_t>(g % chunks);
+  if (c * kSymbolChunk >= w.symbols) return;
+  std::uint32_t n = a.symbol_counts[g * 2], at = a.symbol_counts[g * 2 + 1];
+  std::uint32_t* items = a.tt + b * a.limit;
+  std::uint32_t* chunk_at = a.chunk_at + b * a.chunks();
+  chunk_items(a.symbols + b * symbol_slots(a.limit), w.symbols, c, [&](std::uint32_t item, std::uint32_t bytes) {
+    if (n % kItemChunk == 0) chunk_at[n / kItemChunk] = at;
+    items[n++] = item;
+    at += bytes;
+  });
 }
 
 // Item chunk g % chunks of block g / chunks: the inverse MTF from a list of its own (0, 1, ..., 255:
@@ -198,21 +381,35 @@ PARCOMP_HD inline void link_hist(const Batch& a, std::size_t g) {
   for (int v = 0; v < 256; ++v) hist[v] = counts[v];
 }
 
-// Block b: each link chunk's first row for each byte value: the rows of smaller bytes, then those
-// of this byte in the chunks before (items: count).
-PARCOMP_HD inline void link_scan(const Batch& a, std::size_t b) {
+// Byte value g % 256 of block g / 256: its rows in the whole block (items: count * 256).
+PARCOMP_HD inline void link_total(const Batch& a, std::size_t g) {
+  const std::size_t b = g / 256, v = g % 256;
+  const bz2::BlockSymbols& s = a.info[b];
+  if (s.error != bz2::BlockError::none) return;
+  const std::size_t links = a.links();
+  const std::uint32_t used = (s.nblock + kLinkChunk - 1) / kLinkChunk;
+  const std::uint32_t* hist = a.hist + b * links * 256;
+  std::uint32_t n = 0;
+  for (std::uint32_t h = 0; h < used; ++h) n += hist[h * 256 + v];
+  a.link_totals[g] = n;
+}
+
+// Byte value g % 256 of block g / 256: its first row in each link chunk, the rows of smaller bytes,
+// then those of this byte in the chunks before (items: count * 256).
+PARCOMP_HD inline void link_scan(const Batch& a, std::size_t g) {
+  const std::size_t b = g / 256, v = g % 256;
   const bz2::BlockSymbols& s = a.info[b];
   if (s.error != bz2::BlockError::none) return;
   const std::size_t links = a.links();
   const std::uint32_t used = (s.nblock + kLinkChunk - 1) / kLinkChunk;
   std::uint32_t* hist = a.hist + b * links * 256;
   std::uint32_t row = 0;
-  for (int v = 0; v < 256; ++v)
-    for (std::uint32_t h = 0; h < used; ++h) {
-      const std::uint32_t n = hist[h * 256 + v];
-      hist[h * 256 + v] = row;
-      row += n;
-    }
+  for (std::size_t u = 0; u < v; ++u) row += a.link_totals[b * 256 + u];
+  for (std::uint32_t h = 0; h < used; ++h) {
+    const std::uint32_t n = hist[h * 256 + v];
+    hist[h * 256 + v] = row;
+    row += n;
+  }
 }
 
 // Link chunk g % links of block g / links: each of its rows is the next row of the row its byte

@@ -13,6 +13,7 @@
 #include "datasets/synthetic.hpp"
 #include "kernels/bz2/bz2_decode.hpp"
 #include "kernels/bz2/bz2_encode.hpp"
+#include "kernels/bz2/bz2_steps.hpp"
 #include "reference/bwt.hpp"
 
 #include "common/bz2_blocks.hpp"
@@ -140,9 +141,10 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
     files.push_back(parcomp::testing::libbz2_compress(Bytes(level == 1 ? 1 : 500000, 'q'), level));
   }
   std::vector<Bytes> damaged;
-  for (int k = 0; k < 30; ++k) {
+  for (int k = 0; k < 60; ++k) {  // half in the headers, half anywhere (in the symbols: damage the walk may not see)
     Bytes d = files[rng() % files.size()];
-    d[4 + rng() % std::min<std::size_t>(120, d.size() - 4)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    const std::size_t span = k < 30 ? std::min<std::size_t>(120, d.size() - 4) : d.size() - 4;
+    d[4 + rng() % span] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
     damaged.push_back(std::move(d));
   }
   std::vector<bz2::GpuBlockIn> blocks;
@@ -167,6 +169,47 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
     offset[i + 1] = packed.size();
   }
   parcomp::testing::expect_cpu_verdicts(blocks, bz2::GpuBlockDecoder::finish(blocks, info, packed, offset), "host steps");
+}
+
+// The decoder's two paths on the host: blocks whose groups decode in parallel, and blocks handed
+// to the serial fallback (decode_items) where the walk of the codes or the zero runs meet damage
+// or more bytes than the limit; each gives decode_items's verdict, bit and counts. Zero runs cross
+// the 4096-symbol chunks (a long run of one byte in the middle of text).
+TEST(Bz2GpuSteps, ParallelAndFallbackPathsGiveDecodeItemsVerdicts) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  Bytes text = parcomp::testing::word_text(300001, seed);
+  std::fill(text.begin() + 150000, text.begin() + 170000, 'z');
+  const std::vector<Bytes> files = {parcomp::testing::libbz2_compress(text, 9),
+                                    parcomp::testing::libbz2_compress(parcomp::testing::periodic(230000, "abc"), 9),
+                                    parcomp::testing::libbz2_compress(datasets::bytes_with_entropy(150001, 7.9, seed), 9)};
+  int parallel = 0, fallback = 0;
+  for (const std::uint32_t limit : {bz2::block_limit(1), bz2::block_limit(2), bz2::block_limit(9)}) {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      SCOPED_TRACE(::testing::Message() << "file " << f << ", limit " << limit);
+      const bz2gpu::BatchBlock block{files[f].data(), files[f].size(), 32};
+      std::vector<std::uint8_t> scratch(bz2gpu::decode_scratch_bytes(1, limit));
+      bz2::BlockSymbols info;
+      Bytes out(limit, 0xA5);
+      bz2gpu::decode_batch_host(&block, 1, limit, &info, out.data(), scratch.data(), scratch.size());
+      auto work = std::make_unique<bz2::DecodeWork>();
+      std::uint32_t counts[256];
+      const bz2::BlockSymbols want = bz2::decode_symbols(files[f].data(), files[f].size(), 32, limit, *work, counts, [](std::uint32_t, std::uint8_t) {});
+      EXPECT_EQ(static_cast<int>(info.error), static_cast<int>(want.error));
+      EXPECT_EQ(info.error_bit, want.error_bit);
+      EXPECT_EQ(info.detail, want.detail);
+      EXPECT_EQ(info.detail2, want.detail2);
+      if (want.error == bz2::BlockError::none || want.error == bz2::BlockError::orig_ptr) {
+        EXPECT_EQ(info.nblock, want.nblock);
+        EXPECT_EQ(info.end_bit, want.end_bit);
+      }
+      const auto* w = reinterpret_cast<const bz2::DecodeWork*>(scratch.data() + bz2gpu::steps::layout(1, limit).work);
+      if (w->path == bz2gpu::steps::kPathParallel) ++parallel;
+      else ++fallback;
+    }
+  }
+  EXPECT_GT(parallel, 0);
+  EXPECT_GT(fallback, 0);  // the text and the noise at level 1 and 2, the periodic block at level 1
 }
 
 TEST(Bz2GpuSteps, TheEncodeBatchOnTheHostGivesEncodeBlocksBits) {
