@@ -178,9 +178,13 @@ if [ -n "$sanitizers" ]; then
     echo "==> GPU tests under compute-sanitizer: $sanitizers ($shards shards each, small sizes, filter '$sanitizer_filter')" >&2
     t0=$SECONDS
     rm -f "$out"/sanitizer-*.result
+    # No more shards than tests: an empty shard ends before CUDA starts, which compute-sanitizer
+    # reports as an error.
+    n_tests=$("$tests_gpu" --gtest_list_tests --gtest_filter="$sanitizer_filter" | grep -c '^  ')
     for tool in $sanitizers; do
       n=$shards
       [ "$tool" = racecheck ] && n=$racecheck_shards
+      [ "$n_tests" -gt 0 ] && [ "$n" -gt "$n_tests" ] && n=$n_tests
       for ((k = 0; k < n; k++)); do
         sanitize "$tool" "$k" "$n" >"$out/sanitizer-$tool-$k.result" &
       done

@@ -126,6 +126,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if (n_bytes == 0xffffffffu || bytes + n_bytes > a.limit) return huff(a, b);", "if (n_bytes == 0xffffffffu) return huff(a, b);", "cpu"),
     Mutation("bz2 GPU: a group decodes with the next group's table", "kernels/bz2/bz2_steps.hpp",
              "w.tables[w.selectors[g % bz2::kMaxSelectors]];", "w.tables[w.selectors[(g + 1) % bz2::kMaxSelectors]];", "cpu"),
+    Mutation("bz2 GPU: the walk skips one code too many at a lookup", "kernels/bz2/bz2_steps.hpp",
+             "br.skip(static_cast<int>(e >> (4 * (take - 1)) & 15u));", "br.skip(static_cast<int>(e >> (4 * take) & 15u));", "cpu"),
     Mutation("bz2 GPU: every encoded block at block 0's place", "kernels/bz2/bz2_encode.cu", "a.work[b], a.out + b * a.stride,",
              "a.work[b], a.out,", "cpu"),
     Mutation("bz2 GPU encoder: a zero run's carry across a chunk edge lost", "codec/common/bz2_encode.hpp",

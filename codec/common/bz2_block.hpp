@@ -159,6 +159,7 @@ struct BlockHeader {
   std::uint64_t symbols_bit = 0;  // the first symbol's bit
   std::size_t n_selectors = 0;    // at most kMaxSelectors (more are read and ignored)
   int n_in_use = 0, eob = 0;      // the used bytes' count; the end-of-block symbol
+  int n_tables = 0;
   std::uint8_t from_seq[256];     // the byte of each MTF value (n_in_use of them)
 };
 
@@ -215,6 +216,7 @@ PARCOMP_HD inline BlockSymbols decode_header(const std::uint8_t* in, std::size_t
     if (n_selectors > kMaxSelectors) n_selectors = kMaxSelectors;
   }
   h.n_selectors = n_selectors;
+  h.n_tables = groups;
   if (br.past_end()) return fail(BlockError::past_end, end_bits);
   for (int t = 0; t < groups; ++t) {
     std::uint8_t length[kMaxAlphabet];

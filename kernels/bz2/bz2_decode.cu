@@ -7,6 +7,7 @@
 #include "codec/common/errors.hpp"
 
 #include <string>
+#include <vector>
 
 namespace parcomp::bz2gpu {
 
@@ -14,9 +15,26 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-// One thread per block, a CTA each, so that the blocks spread over the SMs.
-__global__ void group_starts_kernel(steps::Batch a) {
-  if (threadIdx.x == 0 && blockIdx.x < a.count) steps::group_starts(a, blockIdx.x);
+// A CTA per block, so that the blocks spread over the SMs: thread 0 reads the header, all threads
+// fill the walk's lookup tables in shared memory, thread 0 walks the codes.
+constexpr unsigned kWalkThreads = 256;
+constexpr std::size_t kWalkShared = std::size_t{bz2::kMaxTables} * steps::kWalkEntries * sizeof(std::uint32_t);
+__global__ void __launch_bounds__(kWalkThreads) group_starts_kernel(steps::Batch a) {
+  extern __shared__ std::uint32_t lut[];
+  __shared__ int tables, eob;
+  bz2::BlockHeader h;  // thread 0's
+  const std::size_t b = blockIdx.x;
+  if (threadIdx.x == 0) {
+    tables = steps::open_block(a, b, h);
+    eob = h.eob;
+  }
+  __syncthreads();
+  if (tables == 0) return;
+  const bz2::DecodeWork& w = a.work[b];
+  for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(tables) * steps::kWalkEntries; i += blockDim.x)
+    lut[i] = steps::walk_entry(w.tables[i / steps::kWalkEntries], i % steps::kWalkEntries, eob);
+  __syncthreads();
+  if (threadIdx.x == 0) steps::walk_groups(a, b, h, lut);
 }
 
 template <void (*Step)(const steps::Batch&, std::size_t)>
@@ -50,7 +68,9 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit, chunks = count * a.chunks(), links = count * a.links();
   const std::size_t groups = count * bz2::kMaxSelectors, symbol_chunks = count * a.symbol_chunk_count();
-  group_starts_kernel<<<static_cast<unsigned>(count), 1, 0, stream>>>(a);
+  // Per call: the attribute belongs to the current device.
+  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(group_starts_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kWalkShared)));
+  group_starts_kernel<<<static_cast<unsigned>(count), kWalkThreads, kWalkShared, stream>>>(a);
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::group_symbols><<<grid_for(groups), kThreads, 0, stream>>>(a, groups);
   PARCOMP_CHECK_LAUNCH();
@@ -93,7 +113,8 @@ void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit, chunks = count * a.chunks(), links = count * a.links();
   const std::size_t groups = count * bz2::kMaxSelectors, symbol_chunks = count * a.symbol_chunk_count();
-  for (std::size_t b = 0; b < count; ++b) steps::group_starts(a, b);
+  std::vector<std::uint32_t> lut(std::size_t{bz2::kMaxTables} * steps::kWalkEntries);
+  for (std::size_t b = 0; b < count; ++b) steps::group_starts(a, b, lut.data());
   for (std::size_t g = 0; g < groups; ++g) steps::group_symbols(a, g);
   for (std::size_t g = 0; g < symbol_chunks; ++g) steps::item_count(a, g);
   for (std::size_t b = 0; b < count; ++b) steps::item_scan(a, b);

@@ -150,45 +150,104 @@ PARCOMP_HD inline void huff(const Batch& a, std::size_t b) {
   a.info[b] = s;
 }
 
-// Block b: its header, then the bit where each group of 50 symbols starts, up to the end-of-block
-// symbol (items: count). Anything decode_items would stop at on the way (bits that are no
-// codeword, bits past the end, too few selectors, more symbols than bytes) hands the block to huff.
-PARCOMP_HD inline void group_starts(const Batch& a, std::size_t b) {
+// The walk's lookup table (ours): for each kWalkBits-bit window of a table, the codes that lie
+// whole in it, at most 6: their count (bits 24..26), the bits of the first 1..6 of them (4 bits
+// each, bits 0..23), and bit 27 when one of them is the end-of-block symbol. Count 0 (a longer
+// code, or bits that are no codeword) and bit 27 send the walk to one code at a time.
+inline constexpr int kWalkBits = 12;
+inline constexpr std::uint32_t kWalkEntries = 1u << kWalkBits, kWalkEob = 1u << 27;
+PARCOMP_HD inline std::uint32_t walk_entry(const bz2::TableDecoder& t, std::uint32_t v, int eob) {
+  std::uint32_t e = 0;
+  int used = 0, count = 0;
+  while (count < 6) {
+    int length = 0;
+    const int sym = t.decode(static_cast<std::uint64_t>(v) << (64 - kWalkBits + used), length);
+    if (sym < 0 || length > kWalkBits - used) break;
+    used += length;
+    e |= static_cast<std::uint32_t>(used) << (4 * count);
+    ++count;
+    if (sym == eob) {
+      e |= kWalkEob;
+      break;
+    }
+  }
+  return e | static_cast<std::uint32_t>(count) << 24;
+}
+
+// Block b's header (its tables and selectors into work[b]); the count of its tables, 0 when the
+// header is damaged (info[b] says how).
+PARCOMP_HD inline int open_block(const Batch& a, std::size_t b, bz2::BlockHeader& h) {
   const BatchBlock blk = a.blocks[b];
   bz2::DecodeWork& w = a.work[b];
-  bz2::BlockHeader h;
-  bz2::BlockSymbols s = bz2::decode_header(blk.window, blk.window_bytes, blk.bit, w, h);
+  const bz2::BlockSymbols s = bz2::decode_header(blk.window, blk.window_bytes, blk.bit, w, h);
   w.path = kPathDone;
   w.items = 0;
   w.symbols = 0;
   if (s.error != bz2::BlockError::none) {
     a.info[b] = s;
-    return;
+    return 0;
   }
+  a.info[b] = s;
+  return h.n_tables;
+}
+
+// Block b, after open_block: the bit where each group of 50 symbols starts, up to the end-of-block
+// symbol, a lookup in lut (walk_entry of each table: kWalkEntries a table) taking several codes at
+// once. Anything decode_items would stop at on the way (bits that are no codeword, bits past the
+// end, too few selectors, more symbols than bytes) hands the block to huff.
+PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::BlockHeader& h, const std::uint32_t* lut) {
+  const BatchBlock blk = a.blocks[b];
+  bz2::DecodeWork& w = a.work[b];
+  const int eob = h.eob;
+  const std::size_t n_selectors = h.n_selectors;
+  const std::uint32_t limit = a.limit;
   BitReader br(blk.window, blk.window_bytes, h.symbols_bit);
   std::uint32_t* starts = a.group_bit + b * bz2::kMaxSelectors;
   std::uint32_t n = 0;  // symbols before this one
-  for (std::size_t g = 0; g < h.n_selectors && n <= a.limit; ++g) {
+  for (std::size_t g = 0; g < n_selectors && n <= limit; ++g) {
     starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
-    const bz2::TableDecoder& t = w.tables[w.selectors[g]];
-    for (int k = 0; k < bz2::kGroupSize; ++k, ++n) {
-      int length = 0;
-      const int sym = t.decode(br.window(), length);
-      if (sym < 0) return huff(a, b);
-      br.skip(length);
-      if (br.past_end()) return huff(a, b);
-      if (sym == h.eob) {
-        if (n > a.limit) return huff(a, b);
-        for (int i = 0; i < 256; ++i) w.from_seq[i] = i < h.n_in_use ? h.from_seq[i] : 0;
-        s.end_bit = br.used();
-        w.symbols = n;
-        w.path = kPathParallel;
-        a.info[b] = s;
-        return;
+    const int table = w.selectors[g];
+    const std::uint32_t* tl = lut + table * kWalkEntries;
+    int left = bz2::kGroupSize;
+    while (left > 0) {
+      const std::uint32_t e = tl[br.window() >> (64 - kWalkBits)];
+      const int count = static_cast<int>(e >> 24 & 7u);
+      if (count == 0 || (e & kWalkEob) != 0) {  // one code, as decode_items reads it
+        int length = 0;
+        const int sym = w.tables[table].decode(br.window(), length);
+        if (sym < 0) return huff(a, b);
+        br.skip(length);
+        if (br.past_end()) return huff(a, b);
+        if (sym == eob) {
+          if (n > limit) return huff(a, b);
+          for (int i = 0; i < 256; ++i) w.from_seq[i] = i < h.n_in_use ? h.from_seq[i] : 0;
+          a.info[b].end_bit = br.used();
+          w.symbols = n;
+          w.path = kPathParallel;
+          return;
+        }
+        --left;
+        ++n;
+        continue;
       }
+      const int take = count < left ? count : left;
+      br.skip(static_cast<int>(e >> (4 * (take - 1)) & 15u));
+      left -= take;
+      n += static_cast<std::uint32_t>(take);
     }
+    if (br.past_end()) return huff(a, b);  // decode_items stops at the first code past the end: its verdict
   }
   huff(a, b);
+}
+
+// Block b on one thread: open_block, the lookup tables, walk_groups (items: count).
+PARCOMP_HD inline void group_starts(const Batch& a, std::size_t b, std::uint32_t* lut) {
+  bz2::BlockHeader h;
+  const int tables = open_block(a, b, h);
+  if (tables == 0) return;
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(tables) * kWalkEntries; ++i)
+    lut[i] = walk_entry(a.work[b].tables[i / kWalkEntries], i % kWalkEntries, h.eob);
+  walk_groups(a, b, h, lut);
 }
 
 // Group g % kMaxSelectors of block g / kMaxSelectors: its symbols (items: count * kMaxSelectors).
