@@ -37,6 +37,23 @@ __global__ void __launch_bounds__(kWalkThreads) group_starts_kernel(steps::Batch
   if (threadIdx.x == 0) steps::walk_groups(a, b, h, lut);
 }
 
+// A CTA of 256 threads per block, a thread per list place: the chunks' MTF lists chained, the
+// list in shared memory.
+__global__ void __launch_bounds__(256) mtf_compose_kernel(steps::Batch a) {
+  __shared__ std::uint8_t list[256];
+  const std::size_t b = blockIdx.x;
+  const int k = static_cast<int>(threadIdx.x);
+  const std::uint32_t used = steps::mtf_used_chunks(a, b);
+  list[k] = static_cast<std::uint8_t>(k);
+  __syncthreads();
+  for (std::uint32_t c = 0; c < used; ++c) {
+    const std::uint8_t next = steps::mtf_compose_place(a, b, c, k, list);
+    __syncthreads();
+    list[k] = next;
+    __syncthreads();
+  }
+}
+
 template <void (*Step)(const steps::Batch&, std::size_t)>
 __global__ void each_kernel(steps::Batch a, std::size_t items) {
   for (std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; g < items; g += std::size_t{gridDim.x} * blockDim.x) Step(a, g);
@@ -82,7 +99,7 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::mtf_local><<<grid_for(chunks), kThreads, 0, stream>>>(a, chunks);
   PARCOMP_CHECK_LAUNCH();
-  each_kernel<steps::mtf_compose><<<grid_for(count), kThreads, 0, stream>>>(a, count);
+  mtf_compose_kernel<<<static_cast<unsigned>(count), 256, 0, stream>>>(a);
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::mtf_bytes><<<grid_for(bytes), kThreads, 0, stream>>>(a, bytes);
   PARCOMP_CHECK_LAUNCH();

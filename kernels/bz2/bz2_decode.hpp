@@ -8,8 +8,9 @@
 //             of 4096 symbols turn them into MTF items, zero runs as their lengths (a scan of the
 //             chunks' counts places them). A block that meets damage on the way is decoded by
 //             decode_items on its one thread, so that its verdict is the CPU reader's;
-//   mtf       the inverse MTF in chunks of 4096 items at once, each from a list of its own; one
-//             thread per block chains the chunks' lists, then every byte finds its value;
+//   mtf       the inverse MTF in chunks of 1024 items at once, each from a list of its own; a CTA
+//             per block chains the chunks' lists, a thread per list place, then every byte finds
+//             its value;
 //   link      the rows' links (a stable counting sort of the block's bytes: each row's next row)
 //             in chunks of 4096 bytes at once: counts, one thread per byte value of a block for the
 //             offsets, and the scatter;

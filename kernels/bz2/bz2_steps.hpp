@@ -13,8 +13,8 @@
 namespace parcomp::bz2gpu::steps {
 
 // A block's MTF items are cut into chunks of kItemChunk (the inverse MTF of each chunk on its own
-// thread), its bytes into chunks of kLinkChunk (the links' counting sort, a thread each).
-inline constexpr std::uint32_t kItemChunk = 4096, kLinkChunk = 4096;
+// thread: small chunks, many threads; their lists are chained a place per thread), its bytes into chunks of kLinkChunk (the links' counting sort, a thread each).
+inline constexpr std::uint32_t kItemChunk = 1024, kLinkChunk = 4096;
 PARCOMP_HD constexpr std::uint32_t item_chunks(std::uint32_t limit) { return (limit + kItemChunk - 1) / kItemChunk; }
 PARCOMP_HD constexpr std::uint32_t link_chunks(std::uint32_t limit) { return (limit + kLinkChunk - 1) / kLinkChunk; }
 // A block's Huffman symbols (at most limit before the end-of-block symbol, and that one) are cut
@@ -116,8 +116,8 @@ inline Batch batch(const BatchBlock* blocks, std::size_t count, std::uint32_t li
 // digits into zero runs (item_count, item_scan, item_write: the MTF items). A block whose walk or
 // runs meet damage is decoded by the serial decoder instead (huff: decode_items, the CPU reader's
 // lines), so that every verdict is the CPU reader's. The inverse MTF and the links, the work per
-// byte, run on many threads: each item chunk moves a list of its own (mtf_local), one thread a
-// block chains the chunks' lists (mtf_compose), every byte finds its value (mtf_bytes); the links
+// byte, run on many threads: each item chunk moves a list of its own (mtf_local), a CTA a
+// block chains the chunks' lists, a list place per thread (mtf_compose_place), every byte finds its value (mtf_bytes); the links
 // are a stable counting sort by chunks of bytes (link_hist, link_total, link_scan, link_scatter:
 // each byte value of a block scans the chunks' counts on a thread of its own), the same next rows
 // as bz2::link_next.
@@ -390,20 +390,31 @@ PARCOMP_HD inline void mtf_local(const Batch& a, std::size_t g) {
   for (int k = 0; k < 256; ++k) moved[k] = list[k];
 }
 
-// Block b: the MTF list at each item chunk's start (bzip2's list 0, 1, ..., 255 at the first),
-// over the chunk's moves (items: count).
+// Block b's item chunks whose lists mtf_compose chains (0 for a damaged block).
+PARCOMP_HD inline std::uint32_t mtf_used_chunks(const Batch& a, std::size_t b) {
+  return a.info[b].error != bz2::BlockError::none ? 0u : (a.work[b].items + kItemChunk - 1) / kItemChunk;
+}
+
+// Place k of item chunk c of block b, given the list at the chunk's start (list): that list's
+// place k goes to the chunk's slot, in place of the chunk's own move there, and the list at the
+// next chunk's start has list[move] at place k. Every place of a block at once, chunk after chunk
+// (the GPU: a CTA of 256 threads per block, the list in shared memory).
+PARCOMP_HD inline std::uint8_t mtf_compose_place(const Batch& a, std::size_t b, std::uint32_t c, int k, const std::uint8_t* list) {
+  std::uint8_t* slot = a.lists + (b * a.chunks() + c) * 256;
+  const std::uint8_t moved = slot[k];
+  slot[k] = list[k];
+  return list[moved];
+}
+
+// Block b on one thread: the MTF list at each item chunk's start (bzip2's list 0, 1, ..., 255 at
+// the first), over the chunks' moves, by mtf_compose_place (items: count).
 PARCOMP_HD inline void mtf_compose(const Batch& a, std::size_t b) {
-  if (a.info[b].error != bz2::BlockError::none) return;
-  const std::size_t chunks = a.chunks();
-  const std::uint32_t used = (a.work[b].items + kItemChunk - 1) / kItemChunk;
-  std::uint8_t list[256], moved[256];
+  const std::uint32_t used = mtf_used_chunks(a, b);
+  std::uint8_t list[256], next[256];
   for (int k = 0; k < 256; ++k) list[k] = static_cast<std::uint8_t>(k);
   for (std::uint32_t c = 0; c < used; ++c) {
-    std::uint8_t* slot = a.lists + (b * chunks + c) * 256;
-    for (int k = 0; k < 256; ++k) moved[k] = slot[k];
-    for (int k = 0; k < 256; ++k) slot[k] = list[k];
-    for (int k = 0; k < 256; ++k) moved[k] = list[moved[k]];
-    for (int k = 0; k < 256; ++k) list[k] = moved[k];
+    for (int k = 0; k < 256; ++k) next[k] = mtf_compose_place(a, b, c, k, list);
+    for (int k = 0; k < 256; ++k) list[k] = next[k];
   }
 }
 
