@@ -14,6 +14,15 @@
 #else
 #define PARCOMP_HD
 #endif
+// A rarely taken call kept out of line in device code, so that its registers and stack do not
+// weigh on the hot loop around it (the GPU .bz2 decoder's fallback and header).
+#if defined(__CUDA_ARCH__)
+#define PARCOMP_COLD __noinline__
+#define PARCOMP_NO_UNROLL _Pragma("unroll 1")
+#else
+#define PARCOMP_COLD
+#define PARCOMP_NO_UNROLL
+#endif
 
 namespace parcomp {
 

@@ -141,7 +141,7 @@ struct ItemSink {
 };
 
 // Block b, serially: its header, tables and Huffman codes into items (the fallback).
-PARCOMP_HD inline void huff(const Batch& a, std::size_t b) {
+PARCOMP_HD PARCOMP_COLD inline void huff(const Batch& a, std::size_t b) {
   const BatchBlock blk = a.blocks[b];
   ItemSink sink{a.tt + b * a.limit, a.chunk_at + b * a.chunks(), a.work + b};
   const bz2::BlockSymbols s = bz2::decode_items(blk.window, blk.window_bytes, blk.bit, a.limit, a.work[b], sink);
@@ -176,7 +176,7 @@ PARCOMP_HD inline std::uint32_t walk_entry(const bz2::TableDecoder& t, std::uint
 
 // Block b's header (its tables and selectors into work[b]); the count of its tables, 0 when the
 // header is damaged (info[b] says how).
-PARCOMP_HD inline int open_block(const Batch& a, std::size_t b, bz2::BlockHeader& h) {
+PARCOMP_HD PARCOMP_COLD inline int open_block(const Batch& a, std::size_t b, bz2::BlockHeader& h) {
   const BatchBlock blk = a.blocks[b];
   bz2::DecodeWork& w = a.work[b];
   const bz2::BlockSymbols s = bz2::decode_header(blk.window, blk.window_bytes, blk.bit, w, h);
@@ -370,6 +370,7 @@ PARCOMP_HD inline void mtf_local(const Batch& a, std::size_t g) {
   const std::uint32_t* item = a.tt + b * a.limit;
   std::uint8_t* codes = a.out + b * a.limit;
   std::uint8_t list[256];
+  PARCOMP_NO_UNROLL
   for (int k = 0; k < 256; ++k) list[k] = static_cast<std::uint8_t>(k);
   std::uint32_t at = a.chunk_at[b * chunks + c];
   const std::uint32_t end = items - c * kItemChunk < kItemChunk ? items : static_cast<std::uint32_t>((c + 1) * kItemChunk);
@@ -387,6 +388,7 @@ PARCOMP_HD inline void mtf_local(const Batch& a, std::size_t g) {
     }
   }
   std::uint8_t* moved = a.lists + (b * chunks + c) * 256;
+  PARCOMP_NO_UNROLL
   for (int k = 0; k < 256; ++k) moved[k] = list[k];
 }
 
