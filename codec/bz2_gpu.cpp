@@ -5,7 +5,9 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/nvtx.hpp"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 
 namespace parcomp::bz2 {
 
@@ -59,13 +61,14 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
   std::vector<std::size_t> offset(count_ + 1, 0);
   for (std::size_t i = 0; i < count_; ++i)
     offset[i + 1] = offset[i] + (info[i].error == BlockError::none ? info[i].nblock : 0);
-  std::vector<std::uint8_t> bytes(offset[count_]);
+  // Not zeroed (a batch's hundreds of MB): the copies below cover every byte finish reads.
+  const std::unique_ptr<std::uint8_t[]> bytes(new std::uint8_t[std::max<std::size_t>(offset[count_], 1)]);
   for (std::size_t i = 0; i < count_; ++i)
     if (offset[i + 1] > offset[i])
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes.data() + offset[i], out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes.get() + offset[i], out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
                                          cudaMemcpyDeviceToHost, stream_));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return finish(blocks, info, bytes, offset, threads);
+  return finish(blocks, info, {bytes.get(), offset[count_]}, offset, threads);
 }
 
 std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
