@@ -5,10 +5,12 @@
 # under DIR's tmpfs work folder, every output compared with the input or with bzip2 -9's bytes.
 # Inputs: FILE, and FILE repeated COPIES times (default 5; 0 leaves it out). Two runs each.
 # With --ncu, the GPU kernels' times for one compression and one decompression of FILE (Nsight
-# Compute, serialised kernels: device-resident times, not wall). With --ncu-source, also where the
-# decoder's one-thread-per-block stage (group_starts_kernel: header, tables, the walk of the Huffman codes) spends its
-# time: ncu's warp-stall samples per CUDA source line (the build has -lineinfo) into
-# ncu-symbols-source.csv, and the report itself (ncu-symbols.ncu-rep) for the Nsight Compute GUI.
+# Compute, serialised kernels: device-resident times, not wall). With --ncu-source, also where three
+# kernels spend their time: the decoder's walk (group_starts_kernel: header, tables, the walk of the
+# Huffman codes; ncu-symbols-*), its inverse MTF on chunks (mtf_local; ncu-mtf-*) and the encoder
+# (encode_kernel; ncu-encode-*): ncu's warp-stall samples and instructions per CUDA source line
+# (the build has -lineinfo) into ncu-NAME-source.csv, the report itself (ncu-NAME.ncu-rep) for the
+# Nsight Compute GUI; scripts/ncu_lines.py NAME-source.csv lists the busiest lines.
 #
 #   bz2-times.sh FILE [--out DIR] [--copies N] [--work DIR] [--ncu] [--ncu-source] [--bin DIR]
 #
@@ -91,12 +93,20 @@ if [ $ncu -eq 1 ]; then
   ncu --metrics gpu__time_duration.sum --csv --log-file "$out/ncu-decompress.csv" parcomp -d --gpu -c "$W/b.bz2" > /dev/null 2>&1
   ncu --metrics gpu__time_duration.sum --csv --log-file "$out/ncu-compress.csv" parcomp -9 --gpu -c "$file" > /dev/null 2>&1
 fi
+# ncu's source counters of one kernel: NAME KERNEL_REGEX command... into ncu-NAME.ncu-rep,
+# ncu-NAME-source.csv (per CUDA line and SASS) and ncu-NAME-details.csv.
+source_profile() {
+  local name=$1 kernel=$2; shift 2
+  ncu --section SourceCounters --section WarpStateStats --section LaunchStats --import-source yes --kernel-name-base demangled -k "regex:$kernel" -c 1 \
+    -f -o "$out/ncu-$name" "$@" > /dev/null 2> "$out/ncu-$name.log"
+  # Per source line: the CUDA lines with their SASS (older ncu: the default view).
+  ncu -i "$out/ncu-$name.ncu-rep" --page source --csv --print-source cuda,sass > "$out/ncu-$name-source.csv" 2>> "$out/ncu-$name.log" ||
+    ncu -i "$out/ncu-$name.ncu-rep" --page source --csv > "$out/ncu-$name-source.csv" 2>> "$out/ncu-$name.log"
+  ncu -i "$out/ncu-$name.ncu-rep" --page details --csv > "$out/ncu-$name-details.csv" 2>> "$out/ncu-$name.log"
+}
 if [ $ncu_source -eq 1 ]; then
   [ -s "$W/b.bz2" ] || parcomp --cpu -9 -c "$file" > "$W/b.bz2"
-  ncu --section SourceCounters --section WarpStateStats --section LaunchStats --import-source yes -k regex:group_starts_kernel -c 1 \
-    -f -o "$out/ncu-symbols" parcomp -d --gpu -c "$W/b.bz2" > /dev/null 2> "$out/ncu-symbols.log"
-  # Per source line: the CUDA lines with their SASS (older ncu: the default view).
-  ncu -i "$out/ncu-symbols.ncu-rep" --page source --csv --print-source cuda,sass > "$out/ncu-symbols-source.csv" 2>> "$out/ncu-symbols.log" ||
-    ncu -i "$out/ncu-symbols.ncu-rep" --page source --csv > "$out/ncu-symbols-source.csv" 2>> "$out/ncu-symbols.log"
-  ncu -i "$out/ncu-symbols.ncu-rep" --page details --csv > "$out/ncu-symbols-details.csv" 2>> "$out/ncu-symbols.log"
+  source_profile symbols group_starts_kernel parcomp -d --gpu -c "$W/b.bz2"
+  source_profile mtf mtf_local parcomp -d --gpu -c "$W/b.bz2"
+  source_profile encode encode_kernel parcomp -9 --gpu -c "$file"
 fi

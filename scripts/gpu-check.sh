@@ -9,7 +9,7 @@
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
 #                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N] [--unpack TAR ...]
-#                [--bz2-times FILE] [--by-dataset]
+#                [--bz2-times FILE [--ncu-source]] [--by-dataset]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
@@ -27,7 +27,8 @@
 # struck (a long run, such as codecs.landscape, over several device calls).
 # --bz2-times FILE runs bz2-times.sh on FILE after the benchmarks (wall times of parcomp -9/-d with
 # --gpu and --cpu beside lbzip2, pbzip2 and cat, FILE and 5 copies of it, and the kernels' times
-# by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file.
+# by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file. --ncu-source
+# adds bz2-times.sh's source-line profiles of the decoder's walk, its inverse MTF and the encoder.
 #
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
 # smaller inputs) and split the tests into N shards per tool (default 3; racecheck M, default 8),
@@ -59,6 +60,7 @@ bz2_fuzz_files=10000
 mirror=""
 fetch_names=""
 bz2_times=""
+ncu_source=()
 by_dataset=0
 unpack=()
 extra=()
@@ -79,6 +81,7 @@ while [ $# -gt 0 ]; do
     --bz2-fuzz-files) bz2_fuzz_files="$2"; shift 2 ;;
     --unpack) unpack+=("$2"); shift 2 ;;
     --bz2-times) bz2_times="$2"; shift 2 ;;
+    --ncu-source) ncu_source=(--ncu-source); shift ;;
     --by-dataset) by_dataset=1; shift ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
@@ -240,7 +243,7 @@ if [ -n "$bz2_times" ]; then
   times_script="$here/bz2-times.sh"
   [ -x "$times_script" ] || times_script="$here/../scripts/bz2-times.sh"
   step "bz2 wall times on $(basename "$bz2_times")" "$out/bz2-times.log" \
-    bash "$times_script" "$bz2_times" --out "$out/bz2-times" --ncu --bin "$(dirname "$bench_bin")"
+    bash "$times_script" "$bz2_times" --out "$out/bz2-times" --ncu "${ncu_source[@]}" --bin "$(dirname "$bench_bin")"
 fi
 
 echo

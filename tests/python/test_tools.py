@@ -205,3 +205,30 @@ def test_merge_results_repairs_cut_files_and_takes_the_context_from_device_info(
     c = _cut_bench_file(tmp_path / "c.json", ["z/1"], gpu="NVIDIA H100 80GB HBM3")
     r = run(ROOT / "scripts" / "merge_results.py", str(a), str(c), "-o", str(out), "--context", str(info))
     assert r.returncode == 2, "files of another GPU are not one run"
+
+
+def test_ncu_lines(tmp_path):
+    """scripts/ncu_lines.py ranks CUDA lines by stall samples and leaves SASS rows out."""
+    csv_text = (
+        '"File Path","/src/kernels/bz2/bz2_steps.hpp"\n'
+        '"Function Name","walk"\n'
+        '"Line No","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+        '"10","a = b;","30","100"\n'
+        '"11","c = d;","70","300"\n'
+        '"","  IMAD R1, R2, R3","500","900"\n'
+        '"File Path","/src/codec/common/bits.hpp"\n'
+        '"Line No","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+        '"51","refill","100","600"\n'
+    )
+    f = tmp_path / "src.csv"
+    f.write_text(csv_text)
+    r = run(ROOT / "scripts" / "ncu_lines.py", f, "--top", "2")
+    assert r.returncode == 0, r.stderr
+    body = r.stdout.splitlines()
+    assert body[0].startswith("3 lines, 200 stall samples, 1000 instructions")
+    assert body[2].split() == ["50.0%", "60.0%", "bits.hpp:51"]
+    assert body[3].split() == ["35.0%", "30.0%", "bz2_steps.hpp:11"]
+    assert len(body) == 4
+    empty = tmp_path / "empty.csv"
+    empty.write_text('"File Path","x"\n')
+    assert run(ROOT / "scripts" / "ncu_lines.py", empty).returncode == 2
