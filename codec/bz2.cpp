@@ -5,6 +5,7 @@
 #include "codec/common/parallel.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -78,8 +79,42 @@ std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level,
   const std::size_t fill = block_fill(level);
   std::size_t nblock = st.nblock, run_len = st.run_len;
   unsigned run_ch = st.run_ch;
-  for (std::size_t i = st.scanned; i < in.size(); ++i) {
-    const unsigned c = in[i];
+  const std::uint8_t* p = in.data();
+  const std::size_t n = in.size();
+  for (std::size_t i = st.scanned; i < n; ++i) {
+    // Eight bytes at once, as the lines below would take them one by one (in[i - 1] is the byte of
+    // the run being read, run_len >= 1): where all eight continue that run and it stays within
+    // 255, nothing is added; where no run reaches four bytes (the run being read with the bytes
+    // that continue it, or three bytes that each equal the one before), every byte adds one once
+    // its run ends, so the block gains the bytes read less the run still being read; the block
+    // must not fill inside them.
+    while (run_len >= 1 && i + 8 <= n) {
+      std::uint64_t now, before;
+      std::memcpy(&now, p + i, 8);
+      std::memcpy(&before, p + i - 1, 8);
+      const std::uint64_t x = now ^ before;  // a zero byte where a byte equals the one before it
+      if (x == 0) {
+        if (run_len + 8 > kMaxRun) break;
+        run_len += 8;
+        i += 8;
+        continue;
+      }
+      constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full, kHigh = 0x8080808080808080ull;
+      const std::uint64_t same = ~(((x & kLow7) + kLow7) | x) & kHigh;  // 0x80 in each zero byte of x
+      const std::uint64_t starts = ~same & kHigh;                       // 0x80 in each byte that starts a run
+      if ((same & (same << 8) & (same << 16)) != 0) break;              // a run of four inside
+      const auto lead = static_cast<std::size_t>(std::countr_zero(starts) / 8);  // bytes continuing the run being read
+      if (run_len + lead >= 4) break;
+      const std::size_t last = static_cast<std::size_t>(std::countl_zero(starts) / 8) + 1;  // the run at the end
+      const std::size_t added = nblock + run_len + 8 - last;
+      if (added >= fill) break;
+      nblock = added;
+      run_len = last;
+      run_ch = p[i + 7];
+      i += 8;
+    }
+    if (i >= n) break;
+    const unsigned c = p[i];
     if (c != run_ch && run_len == 1) {
       ++nblock;
       run_ch = c;

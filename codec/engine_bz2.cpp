@@ -11,6 +11,8 @@
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/nvtx.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <set>
@@ -210,23 +212,33 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   std::mutex stats_m;
   std::uint64_t bytes_in = 0;
 
-  // Blocks where bzip2's program closes them (bz2::cut_block), from 1 MiB reads.
+  // Blocks where bzip2's program closes them (bz2::cut_block), from 8 MiB reads into one buffer
+  // (not zeroed; the unfinished block moved to its front before each read, grown only for a block
+  // longer than the buffer holds).
   auto reader = [&] {
-    constexpr std::size_t kRead = std::size_t{1} << 20;
-    Bytes buf;
-    std::size_t start = 0;
+    constexpr std::size_t kRead = std::size_t{8} << 20;
+    std::unique_ptr<std::uint8_t[]> buf;
+    std::size_t cap = 0, len = 0, start = 0;
     bz2::CutState cut_state;
     bool eof = false;
     for (std::uint64_t seq = 0;;) {
       if (!job.wait_for_room()) return;
       std::size_t cut = 0;
-      while ((cut = bz2::cut_block(cut_state, {buf.data() + start, buf.size() - start}, o.level, eof)) == 0 && !eof) {
-        buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(start));
-        start = 0;
-        const std::size_t had = buf.size();
-        buf.resize(had + kRead);
-        const std::size_t got = read_full(in, buf.data() + had, kRead);
-        buf.resize(had + got);
+      while ((cut = bz2::cut_block(cut_state, {buf.get() + start, len - start}, o.level, eof)) == 0 && !eof) {
+        if (start > 0) {
+          std::memmove(buf.get(), buf.get() + start, len - start);
+          len -= start;
+          start = 0;
+        }
+        if (len + kRead > cap) {
+          const std::size_t grown = std::max(2 * cap, len + kRead);
+          std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[grown]);
+          if (len > 0) std::memcpy(bigger.get(), buf.get(), len);
+          buf = std::move(bigger);
+          cap = grown;
+        }
+        const std::size_t got = read_full(in, buf.get() + len, kRead);
+        len += got;
         eof = got < kRead;
         const std::lock_guard lock(stats_m);
         bytes_in += got;
@@ -234,7 +246,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       if (cut == 0) break;
       InBlock b;
       b.seq = seq++;
-      b.bytes.assign(buf.begin() + static_cast<std::ptrdiff_t>(start), buf.begin() + static_cast<std::ptrdiff_t>(start + cut));
+      b.bytes.assign(buf.get() + start, buf.get() + start + cut);
       start += cut;
       job.push(std::move(b));
     }

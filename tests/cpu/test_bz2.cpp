@@ -275,6 +275,61 @@ TEST(Bz2, BlocksCutAsBzip2sProgramCutsThem) {
   EXPECT_TRUE(reference::bz2_compress(with_run, 1) == libbz2_compress(with_run, 1));
 }
 
+// bzip2's block cut, one byte at a time (the lines of cut_block without its eight-byte steps).
+std::size_t cut_one_by_one(const Bytes& in, int level) {
+  const std::size_t fill = bz2::block_fill(level);
+  std::size_t nblock = 0, run_len = 0;
+  unsigned run_ch = 256;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const unsigned c = in[i];
+    if (c != run_ch && run_len == 1) {
+      ++nblock;
+      run_ch = c;
+    } else if (c != run_ch || run_len == bz2::kMaxRun) {
+      if (run_ch < 256) nblock += run_len < 4 ? run_len : 5;
+      run_ch = c;
+      run_len = 1;
+    } else {
+      ++run_len;
+    }
+    if (nblock >= fill) return i + 1 - run_len;
+  }
+  return in.size();
+}
+
+TEST(Bz2, BlockCutsInEightByteStepsAreTheOneByOneCuts) {
+  // Inputs of every run structure near the cut: runs of 1 to 300 bytes of 1 to 4 values, noise,
+  // text; the cut asked for all at once and as the input grows in pieces of random sizes.
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 60; ++k) {
+    const int level = 1 + static_cast<int>(rng() % 2);
+    const std::size_t n = bz2::block_fill(level) + rng() % 60000;
+    Bytes in;
+    const int kind = k % 4;
+    if (kind == 3) {
+      in = word_text(n, seed + static_cast<std::uint64_t>(k));
+    } else {
+      const unsigned values = 1 + static_cast<unsigned>(rng() % 4), longest = kind == 0 ? 3 : kind == 1 ? 12 : 300;
+      while (in.size() < n) in.insert(in.end(), 1 + rng() % longest, static_cast<std::uint8_t>('a' + rng() % values));
+      in.resize(n);
+      if (kind == 2)
+        for (std::size_t i = 0; i < n; i += 1 + rng() % 64) in[i] = static_cast<std::uint8_t>(rng());
+    }
+    SCOPED_TRACE(::testing::Message() << "input " << k << ", level " << level);
+    const std::size_t want = cut_one_by_one(in, level);
+    ASSERT_EQ(bz2::cut_block(in, level, true), want);
+    bz2::CutState st;
+    std::size_t have = 0, got = 0;
+    while (got == 0) {
+      have = std::min(in.size(), have + 1 + rng() % 9000);
+      got = bz2::cut_block(st, std::span(in).first(have), level, have == in.size());
+    }
+    ASSERT_EQ(got, want);
+  }
+}
+
 TEST(Bz2, PeriodicBlocksDifferInOrigPtrAlone) {
   for (const auto& [label, in] : std::vector<std::pair<std::string, Bytes>>{{"ab", periodic(65536, "ab")}, {"abc", periodic(300003, "abc")},
                                                                             {"one period", periodic(5000, "0123456789")}}) {
