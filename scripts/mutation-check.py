@@ -143,6 +143,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "std::min(start[i] + dist[i] - 1, n)};", "cpu"),
     Mutation("bz2 CPU reader: a lane whose walk ends takes no next walk", "codec/bz2.cpp", "if (!step(lane[l]) || take(lane[l]))",
              "if (!step(lane[l]))", "cpu"),
+    Mutation("bz2: least rotation skips bytes equal to the candidate's first", "codec/cpu_codec.cpp",
+             "const std::uint64_t below = 0x0101010101010101ull * (tp[i] + 1u);", "const std::uint64_t below = 0x0101010101010101ull * tp[i];", "cpu"),
     Mutation("bz2: least rotation off by one", "codec/cpu_codec.cpp", "return t[x < n ? x : x - n];", "return t[x < n ? x : x - n + 1];", "cpu"),
     # Datasets and plots of this suite's own experiments.
     Mutation("tar: header checksum without the spaces", "datasets/tar.cpp", "std::memset(h + 148, ' ', 8);", "", "cpu"),
