@@ -164,9 +164,14 @@ PARCOMP_HD constexpr std::size_t encoded_bytes_bound(std::size_t n) {
 //   encode_end_mtf                                 EOB, then sendMTFValues' starting tables
 // encode_mtf runs them on the whole block as one chunk (the CPU's writer).
 
-// The bytes of last[a, b) as a bitmap (bits[v / 32] bit v % 32).
+// The bytes of last[a, b) as a bitmap (bits[v / 32] bit v % 32): marked byte by byte with plain
+// stores (an OR into the bitmap per byte waits for the one before), then gathered.
 PARCOMP_HD inline void encode_used_bits(const std::uint8_t* last, std::size_t a, std::size_t b, std::uint32_t* bits) {
-  for (std::size_t i = a; i < b; ++i) bits[last[i] >> 5] |= 1u << (last[i] & 31);
+  std::uint8_t seen[256];
+  for (int v = 0; v < 256; ++v) seen[v] = 0;
+  for (std::size_t i = a; i < b; ++i) seen[last[i]] = 1;
+  for (int v = 0; v < 256; ++v)
+    if (seen[v] != 0) bits[v >> 5] |= 1u << (v & 31);
 }
 PARCOMP_HD inline void encode_set_used(EncodeTables& t, const std::uint32_t* bits) {
   int n_in_use = 0;
