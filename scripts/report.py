@@ -141,13 +141,15 @@ def anchor(eid: str) -> str:
 
 
 def referenced_files(notes: dict) -> list[str]:
-    """The result files the notes reference (sources and comparisons): the report depends on
-    these alone, so a new run in results/ changes nothing until a note points at it."""
+    """The result files the notes reference (sources, comparisons, a landscape table's other run):
+    the report depends on these alone, so a new run in results/ changes nothing until a note
+    points at it."""
     files = []
     for path in notes.values():
         meta, _ = front_matter(path.read_text())
         files += meta.get("source", [])
         files += [spec.split()[i] for spec in meta.get("compare", []) for i in (0, 1)]
+        files += [spec.split()[1] for spec in meta.get("table", []) if spec.split()[0] == "landscape" and len(spec.split()) > 1]
     return sorted(set(files))
 
 

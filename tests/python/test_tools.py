@@ -232,3 +232,14 @@ def test_ncu_lines(tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text('"File Path","x"\n')
     assert run(ROOT / "scripts" / "ncu_lines.py", empty).returncode == 2
+
+
+def test_report_counts_a_landscape_tables_other_run(tmp_path):
+    """A note's `table: landscape FILE` names a result file the report depends on (so its GPU shows
+    in the experiments table), as `source:` and `compare:` files do."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import report
+    note = tmp_path / "x.md"
+    note.write_text("---\nsource: results/a/1.json\ntable: landscape\ntable: landscape results/b/2.json\n"
+                    "compare: results/a/1.json results/c/3.json .\n---\ntext\n")
+    assert report.referenced_files({"x": note}) == ["results/a/1.json", "results/b/2.json", "results/c/3.json"]
