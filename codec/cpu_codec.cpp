@@ -123,6 +123,14 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
     if (divsufsort(r, sa, static_cast<saidx_t>(n)) != 0) throw std::runtime_error("divsufsort failed");
     // The R positions of the original rotations wanted: 0 (the primary) and every stride-th.
     const std::size_t to_r = (n - shift) % n;  // original position 0 in R
+    if (samples == nullptr) {  // the primary alone (.bz2): one compare a row, no bitmap
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto p = static_cast<std::size_t>(sa[i]);
+        last[i] = rp[p];
+        if (p == to_r) primary = static_cast<std::uint32_t>(i);
+      }
+      return primary;
+    }
     std::vector<std::uint8_t>& marks = b.marks;  // one bit per R position
     marks.assign(n / 8 + 1, 0);
     const std::size_t wanted = samples != nullptr ? samples->size() : 1;
