@@ -145,6 +145,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if (!step(lane[l]))", "cpu"),
     Mutation("bz2: least rotation skips bytes equal to the candidate's first", "codec/cpu_codec.cpp",
              "const std::uint64_t below = 0x0101010101010101ull * (tp[i] + 1u);", "const std::uint64_t below = 0x0101010101010101ull * tp[i];", "cpu"),
+    Mutation("bz2: a table's packed cost overlaps its pair's", "codec/common/bz2_encode.hpp",
+             "static_cast<std::uint32_t>(t.len[2 * p + 1][v]) << 16;", "static_cast<std::uint32_t>(t.len[2 * p + 1][v]) << 8;", "cpu"),
     Mutation("bz2: least rotation off by one", "codec/cpu_codec.cpp", "return t[x < n ? x : x - n];", "return t[x < n ? x : x - n + 1];", "cpu"),
     # Datasets and plots of this suite's own experiments.
     Mutation("tar: header checksum without the spaces", "datasets/tar.cpp", "std::memset(h + 148, ' ', 8);", "", "cpu"),

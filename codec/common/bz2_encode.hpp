@@ -120,6 +120,7 @@ struct EncodeTables {
   std::int32_t mtf_freq[kMaxAlphabet];
   std::uint8_t len[kMaxTables][kMaxAlphabet];
   std::int32_t rfreq[kMaxTables][kMaxAlphabet];
+  std::uint32_t cost[kMaxTables / 2][kMaxAlphabet];  // len of tables 2p and 2p + 1 as 16-bit halves (a round's, encode_pack_costs)
   std::uint32_t code[kMaxTables][kMaxAlphabet];
   bool in_use[256];
   std::uint8_t to_seq[256];  // a used byte's place among the used bytes
@@ -151,7 +152,8 @@ PARCOMP_HD constexpr std::size_t encoded_bytes_bound(std::size_t n) {
 // A block is written in phases (encode_block_bits runs them in order; the GPU's CTA runs the
 // per-group and per-table ones on several threads):
 //   encode_mtf                      once: MTF, zero runs, the table count and starting tables
-//   4 rounds of:  rfreq = 0, encode_choose for every group, make_code_lengths for every table
+//   4 rounds of:  rfreq = 0, encode_pack_costs for every symbol, encode_choose for every group,
+//                 make_code_lengths for every table
 //   encode_codes                    for every table
 //   encode_write                    once: the bits
 
@@ -320,18 +322,27 @@ PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, Enc
   encode_end_mtf(w.mtfv, wr, t);
 }
 
+// Symbol v's code lengths in the six tables as three words of two 16-bit halves (bzip2's cost01,
+// cost23, cost45), for the round's choices: every v < alpha before each round.
+PARCOMP_HD inline void encode_pack_costs(EncodeTables& t, int v) {
+  for (int p = 0; p < kMaxTables / 2; ++p) t.cost[p][v] = static_cast<std::uint32_t>(t.len[2 * p][v]) | static_cast<std::uint32_t>(t.len[2 * p + 1][v]) << 16;
+}
+
 // One round's choice for group g (50 symbols): the table that codes it in the fewest bits (the
 // first on ties), as its selector; then add(table, symbol) for each of its symbols (the round's
-// frequencies: ++rfreq[table][symbol], atomically where threads share them).
+// frequencies: ++rfreq[table][symbol], atomically where threads share them). The costs add two
+// tables a word (t.cost: at most 50 codes of 20 bits, so a half never carries into the other).
 template <typename Add>
 PARCOMP_HD inline void encode_choose(const std::uint16_t* mtfv, std::size_t g, const EncodeTables& t, std::uint8_t* selector, Add add) {
   const std::size_t gs = g * kGroupSize, ge = gs + kGroupSize < t.n_mtf ? gs + kGroupSize : t.n_mtf;
   const int groups = t.groups;
-  std::uint32_t cost[kMaxTables] = {};
+  std::uint32_t pairs[kMaxTables / 2] = {};
   for (std::size_t i = gs; i < ge; ++i) {
     const std::uint16_t v = mtfv[i];
-    for (int k = 0; k < groups; ++k) cost[k] += t.len[k][v];
+    for (int p = 0; p < kMaxTables / 2; ++p) pairs[p] += t.cost[p][v];
   }
+  std::uint32_t cost[kMaxTables];
+  for (int k = 0; k < kMaxTables; ++k) cost[k] = pairs[k / 2] >> (16 * (k % 2)) & 0xffffu;
   int bt = 0;
   for (int k = 1; k < groups; ++k)
     if (cost[k] < cost[bt]) bt = k;
@@ -467,6 +478,7 @@ PARCOMP_HD inline std::uint64_t encode_block_bits(const std::uint8_t* last, std:
   for (int iter = 0; iter < kIterations; ++iter) {
     for (int k = 0; k < t.groups; ++k)
       for (int v = 0; v < t.alpha; ++v) t.rfreq[k][v] = 0;
+    for (int v = 0; v < t.alpha; ++v) encode_pack_costs(t, v);
     for (std::size_t g = 0; g < t.n_selectors; ++g)
       encode_choose(w.mtfv, g, t, w.selectors, [&t](int k, std::uint16_t v) { ++t.rfreq[k][v]; });
     for (int k = 0; k < t.groups; ++k) make_code_lengths(t.rfreq[k], t.alpha, kEncodeMaxLength, t.len[k]);

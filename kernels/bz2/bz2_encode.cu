@@ -123,6 +123,7 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
   __syncthreads();
   for (int iter = 0; iter < bz2::kIterations; ++iter) {
     for (unsigned i = tid; i < bz2::kMaxTables * bz2::kMaxAlphabet; i += blockDim.x) (&t.rfreq[0][0])[i] = 0;
+    for (int v = static_cast<int>(tid); v < t.alpha; v += static_cast<int>(blockDim.x)) bz2::encode_pack_costs(t, v);
     __syncthreads();
     for (std::size_t g = tid; g < t.n_selectors; g += blockDim.x)
       bz2::encode_choose(w.mtfv, g, t, w.selectors, [](int k, std::uint16_t v) { atomicAdd(&t.rfreq[k][v], 1); });
