@@ -25,7 +25,7 @@ using pipeline::BlockEntry;
 using pipeline::Config;
 
 struct Workspace::Buffers {
-  std::vector<std::int32_t> sa, kmp;
+  std::vector<std::int32_t> sa;
   std::vector<std::uint8_t> text, last, moved, symbols, selectors, marks;
   std::vector<std::uint32_t> words, tt;
   std::vector<std::uint64_t> index;
@@ -49,8 +49,10 @@ namespace {
 
 // ---- forward BWT ---------------------------------------------------------------------------------
 
-// The start of the least rotation (Duval; cp-algorithms' minimal cyclic shift), O(n), no memory.
-std::size_t least_rotation(std::span<const std::uint8_t> t) {
+// The start of the least rotation (Duval; cp-algorithms' minimal cyclic shift), O(n), no memory;
+// and its smallest period (the last round's j - k): n for a primitive block, a proper divisor of n
+// for a power of a shorter string.
+std::size_t least_rotation(std::span<const std::uint8_t> t, std::size_t& period) {
   const std::size_t n = t.size();
   // Positions run below 2n: one compare-and-subtract instead of a division (which was most of
   // this function's time, and 14% of a .bz2 block's).
@@ -82,24 +84,10 @@ std::size_t least_rotation(std::span<const std::uint8_t> t) {
         ++k;
       ++j;
     }
+    period = j - k;
     while (i <= k) i += j - k;
   }
   return ans;
-}
-
-// True when the block is a power of a shorter string (then some rotations are equal).
-bool periodic(std::span<const std::uint8_t> t, std::vector<std::int32_t>& fail) {
-  const std::size_t n = t.size();
-  std::int32_t* f = Workspace::Buffers::at_least(fail, n);
-  f[0] = 0;
-  std::int32_t k = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    while (k > 0 && t[i] != t[static_cast<std::size_t>(k)]) k = f[k - 1];
-    if (t[i] == t[static_cast<std::size_t>(k)]) ++k;
-    f[i] = k;
-  }
-  const std::size_t p = n - static_cast<std::size_t>(f[n - 1]);
-  return p < n && n % p == 0;
 }
 
 // L, the primary row and (stride != 0) the rows of every stride-th rotation, as the oracle
@@ -109,11 +97,12 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
   const std::size_t n = t.size();
   if (samples != nullptr) samples->assign((n + stride - 1) / stride, 0);
   std::uint32_t primary = 0;
-  if (!periodic(t, b.kmp)) {
+  std::size_t period = 0;
+  const std::size_t shift = least_rotation(t, period);
+  if (period == n) {  // primitive: no two rotations are equal
     // The least rotation R of a primitive block is a Lyndon word: its rotations sort as its
     // suffixes, one suffix sort of n bytes. Row i's rotation starts at R position sa[i], original
     // position (sa[i] + shift) mod n; its last byte is R[sa[i] - 1], read from rp = R[n-1] R.
-    const std::size_t shift = least_rotation(t);
     std::uint8_t* rp = Workspace::Buffers::at_least(b.text, n + 1);
     std::uint8_t* r = rp + 1;
     std::memcpy(r, t.data() + shift, n - shift);

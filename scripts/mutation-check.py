@@ -147,6 +147,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "const std::uint64_t below = 0x0101010101010101ull * (tp[i] + 1u);", "const std::uint64_t below = 0x0101010101010101ull * tp[i];", "cpu"),
     Mutation("bz2: a table's packed cost overlaps its pair's", "codec/common/bz2_encode.hpp",
              "static_cast<std::uint32_t>(t.len[2 * p + 1][v]) << 16;", "static_cast<std::uint32_t>(t.len[2 * p + 1][v]) << 8;", "cpu"),
+    Mutation("BWT: a periodic block taken for a primitive one", "codec/cpu_codec.cpp",
+             "  if (period == n) {  // primitive: no two rotations are equal", "  if (period > 0) {", "cpu"),
     Mutation("bz2: least rotation off by one", "codec/cpu_codec.cpp", "return t[x < n ? x : x - n];", "return t[x < n ? x : x - n + 1];", "cpu"),
     # Datasets and plots of this suite's own experiments.
     Mutation("tar: header checksum without the spaces", "datasets/tar.cpp", "std::memset(h + 148, ' ', 8);", "", "cpu"),
