@@ -183,12 +183,8 @@ PARCOMP_HD PARCOMP_COLD inline int open_block(const Batch& a, std::size_t b, bz2
   w.path = kPathDone;
   w.items = 0;
   w.symbols = 0;
-  if (s.error != bz2::BlockError::none) {
-    a.info[b] = s;
-    return 0;
-  }
   a.info[b] = s;
-  return h.n_tables;
+  return s.error != bz2::BlockError::none ? 0 : h.n_tables;
 }
 
 // Block b, after open_block: the bit where each group of 50 symbols starts, up to the end-of-block
