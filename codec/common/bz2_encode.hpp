@@ -158,7 +158,8 @@ PARCOMP_HD constexpr std::size_t encoded_bytes_bound(std::size_t n) {
 //   encode_write                    once: the bits
 
 // generateMTFValues, in pieces that also run on chunks of a block at once (the GPU's CTA):
-//   encode_used_bits per chunk, encode_set_used    the used bytes (bitmap words OR'd together)
+//   encode_used_bits, encode_set_used              the used bytes (the GPU's CTA marks them in a
+//                                                  shared array instead, then gathers the words)
 //   mtf_chunk_list per chunk, mtf_next_state       each chunk's MTF list at its start
 //   mtf_chunk_indices per chunk                    each byte's MTF position, from its chunk's list
 //   mtf_chunk_emit per chunk                       zero runs as RUNA/RUNB, the other positions + 1

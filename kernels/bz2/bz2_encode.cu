@@ -53,13 +53,19 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
   __shared__ bz2::MtfTail tails[kEncodeThreads];
   __shared__ std::uint64_t runs[kEncodeThreads], at_symbol[kEncodeThreads + 1];
   const std::size_t ca = n * tid / kEncodeThreads, cb = n * (tid + 1) / kEncodeThreads;
-  if (tid < 8) used[tid] = 0;
+  // The used bytes: every thread marks its chunk's bytes in one shared array (plain stores of the
+  // same value), then 8 threads gather the bitmap's words. (Each thread's own 256-byte array, as
+  // encode_used_bits keeps on the CPU, came out of nvcc 13.0's sm_90 code with bytes missing in
+  // this kernel: bytes coded at wrong MTF places, and a read past the list on the GPU tests.)
+  __shared__ std::uint8_t seen[256];
+  for (unsigned v = tid; v < 256; v += kEncodeThreads) seen[v] = 0;
   __syncthreads();
-  {
-    std::uint32_t bits[8] = {};
-    bz2::encode_used_bits(last, ca, cb, bits);
-    for (int k = 0; k < 8; ++k)
-      if (bits[k] != 0) atomicOr(&used[k], bits[k]);
+  for (std::size_t i = ca; i < cb; ++i) seen[last[i]] = 1;
+  __syncthreads();
+  if (tid < 8) {
+    std::uint32_t word = 0;
+    for (unsigned j = 0; j < 32; ++j) word |= static_cast<std::uint32_t>(seen[tid * 32 + j] != 0) << j;
+    used[tid] = word;
   }
   __syncthreads();
   if (tid == 0) bz2::encode_set_used(t, used);
