@@ -77,4 +77,72 @@ class BitReader {
   int avail_ = 0;
 };
 
+// MSB-first bits for one GPU thread's long serial walk (the .bz2 decoder's walk of a block's codes,
+// ours): the window is two big-endian 32-bit words and a bit offset, and the word after them is
+// loaded ahead, so that a step is a funnel shift, an add and, every 32 bits, a register move: no
+// load waits on the chain. Words are read aligned (one 32-bit load, byte-swapped) where they lie
+// inside the span, byte by byte at its two ends; bits past the end read as zero, as BitReader's.
+// Steps of at most 32 bits; the same bits, positions and past_end() as BitReader.
+class WordBits {
+ public:
+  PARCOMP_HD WordBits(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit) : in_(in), size_(size) {
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(start_bit >> 3);
+    base_ = at & ~std::uintptr_t{3};
+    const auto lead = static_cast<int>(at & 3u);
+    o_ = lead * 8 + static_cast<int>(start_bit & 7);
+    base_bit_ = static_cast<std::int64_t>(start_bit) - o_;  // the bit of base_ in the span (may be below 0)
+    hi_ = load(0);
+    lo_ = load(1);
+    next_ = load(2);
+    k_ = 2;
+  }
+  // The next 32 bits, left-aligned.
+  PARCOMP_HD std::uint32_t peek32() const {
+#if defined(__CUDA_ARCH__)
+    return __funnelshift_l(lo_, hi_, static_cast<unsigned>(o_));
+#else
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(hi_) << 32 | lo_) << o_ >> 32);
+#endif
+  }
+  // The next bits as BitReader::window() gives them (32 of them valid).
+  PARCOMP_HD std::uint64_t window() const { return static_cast<std::uint64_t>(peek32()) << 32; }
+  PARCOMP_HD void skip(int n) {  // 0 <= n <= 32
+    o_ += n;
+    if (o_ >= 32) {
+      o_ -= 32;
+      hi_ = lo_;
+      lo_ = next_;
+      next_ = load(++k_);
+    }
+  }
+  PARCOMP_HD std::uint64_t used() const {
+    return static_cast<std::uint64_t>(base_bit_ + static_cast<std::int64_t>(k_ - 2) * 32 + o_);
+  }
+  PARCOMP_HD bool past_end() const { return used() > static_cast<std::uint64_t>(size_) * 8; }
+
+ private:
+  // Word k after base_, big-endian; bytes outside the span read as zero.
+  PARCOMP_HD std::uint32_t load(std::uint64_t k) const {
+    const std::uintptr_t p = base_ + 4 * k, lo = reinterpret_cast<std::uintptr_t>(in_), hi = lo + size_;
+    if (p >= lo && p + 4 <= hi) {
+#if defined(__CUDA_ARCH__)
+      return __byte_perm(__ldg(reinterpret_cast<const unsigned*>(p)), 0, 0x0123);
+#else
+      const auto* b = reinterpret_cast<const std::uint8_t*>(p);
+      return static_cast<std::uint32_t>(b[0]) << 24 | static_cast<std::uint32_t>(b[1]) << 16 | static_cast<std::uint32_t>(b[2]) << 8 | b[3];
+#endif
+    }
+    std::uint32_t v = 0;
+    for (std::uintptr_t i = p; i < p + 4; ++i) v = v << 8 | (i >= lo && i < hi ? in_[i - lo] : 0u);
+    return v;
+  }
+  const std::uint8_t* in_ = nullptr;
+  std::uintptr_t base_ = 0;
+  std::size_t size_ = 0;
+  std::int64_t base_bit_ = 0;
+  std::uint64_t k_ = 0;
+  std::uint32_t hi_ = 0, lo_ = 0, next_ = 0;
+  int o_ = 0;
+};
+
 }  // namespace parcomp

@@ -197,16 +197,18 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
   const int eob = h.eob;
   const std::size_t n_selectors = h.n_selectors;
   const std::uint32_t limit = a.limit;
-  BitReader br(blk.window, blk.window_bytes, h.symbols_bit);
+  WordBits br(blk.window, blk.window_bytes, h.symbols_bit);
   std::uint32_t* starts = a.group_bit + b * bz2::kMaxSelectors;
   std::uint32_t n = 0;  // symbols before this one
+  int next_table = n_selectors > 0 ? w.selectors[0] : 0;  // a group ahead: no load on the walk's chain
   for (std::size_t g = 0; g < n_selectors && n <= limit; ++g) {
     starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
-    const int table = w.selectors[g];
+    const int table = next_table;
+    if (g + 1 < n_selectors) next_table = w.selectors[g + 1];
     const std::uint32_t* tl = lut + table * kWalkEntries;
     int left = bz2::kGroupSize;
     while (left > 0) {
-      const std::uint32_t e = tl[br.window() >> (64 - kWalkBits)];
+      const std::uint32_t e = tl[br.peek32() >> (32 - kWalkBits)];
       const int count = static_cast<int>(e >> 24 & 7u);
       if (count == 0 || (e & kWalkEob) != 0) {  // one code, as decode_items reads it
         int length = 0;

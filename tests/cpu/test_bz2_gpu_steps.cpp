@@ -175,6 +175,37 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
 // to the serial fallback (decode_items) where the walk of the codes or the zero runs meet damage
 // or more bytes than the limit; each gives decode_items's verdict, bit and counts. Zero runs cross
 // the 4096-symbol chunks (a long run of one byte in the middle of text).
+// The walk's word reader (WordBits) against BitReader: every start bit of spans at every alignment
+// (bytes before and after the span poisoned), random steps of 0..32 bits up to past the end: the
+// same next 32 bits, bit positions and past_end().
+TEST(Bz2GpuSteps, WordBitsReadsWhatBitReaderReads) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{7}, std::size_t{64}, std::size_t{1001}}) {
+    for (std::size_t lead = 0; lead < 4; ++lead) {
+      Bytes buf(size + 16, 0);
+      for (auto& x : buf) x = static_cast<std::uint8_t>(rng());
+      const std::uint8_t* in = buf.data() + 4 + lead;  // the span, at each alignment, in poison
+      for (std::uint64_t start = 0; start <= size * 8; start += size < 8 ? 1 : 1 + rng() % 13) {
+        SCOPED_TRACE(::testing::Message() << size << " bytes at +" << lead << ", start bit " << start);
+        BitReader want(in, size, start);
+        WordBits got(in, size, start);
+        for (int step = 0; step < 400; ++step) {
+          ASSERT_EQ(got.peek32(), static_cast<std::uint32_t>(want.window() >> 32));
+          ASSERT_EQ(got.window() >> 32, want.window() >> 32);
+          ASSERT_EQ(got.used(), want.used());
+          ASSERT_EQ(got.past_end(), want.past_end());
+          if (want.used() > size * 8 + 100) break;
+          const int n = step % 7 == 0 ? 32 : static_cast<int>(rng() % 21);
+          got.skip(n);
+          want.skip(n);
+        }
+      }
+    }
+  }
+}
+
 TEST(Bz2GpuSteps, ParallelAndFallbackPathsGiveDecodeItemsVerdicts) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -281,6 +312,34 @@ TEST(Bz2GpuSteps, GroupsOrdAsWordsGiveTheSerialWritersBits) {
 }
 
 
+// The MTF list as words (mtf_move, 8 places a step) against bzip2's byte-by-byte move: lists of
+// every length, bytes drawn near the front, at word edges and anywhere, the same places and lists.
+TEST(Bz2GpuSteps, MtfMoveOnWordsIsBzip2sMove) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const int n : {1, 2, 7, 8, 9, 63, 64, 65, 200, 256}) {
+    SCOPED_TRACE(::testing::Message() << n << " places");
+    Bytes list(static_cast<std::size_t>(n));
+    std::iota(list.begin(), list.end(), std::uint8_t{0});
+    std::shuffle(list.begin(), list.end(), rng);
+    std::uint64_t words[bz2::kMtfWords];
+    bz2::mtf_list_words(list.data(), n, words);
+    for (int step = 0; step < 20000; ++step) {
+      const int pick = step % 3 == 0 ? static_cast<int>(rng() % static_cast<std::uint64_t>(std::min(3, n))) : step % 3 == 1 ? (8 * static_cast<int>(rng() % 32) + static_cast<int>(rng() % 2) * 7) % n
+                                                                               : static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+      const std::uint8_t v = list[static_cast<std::size_t>(pick)];
+      if ((words[0] & 0xffu) == v) {
+        ASSERT_EQ(pick, 0);
+      } else {
+        ASSERT_EQ(bz2::mtf_move(words, v), pick);
+      }
+      std::rotate(list.begin(), list.begin() + pick, list.begin() + pick + 1);  // bzip2's move to front
+      for (int p = 0; p < n; ++p) ASSERT_EQ(static_cast<std::uint8_t>(words[p >> 3] >> (8 * (p & 7))), list[static_cast<std::size_t>(p)]) << "place " << p;
+    }
+  }
+}
+
 // The GPU encoder's MTF on chunks at once (kernels/bz2/bz2_encode.cu: each chunk's list from the
 // lists before it, its positions, its symbols at the count of the symbols before it), run here
 // chunk after chunk: the serial encode_mtf's symbols, counts and starting tables, for any number
@@ -324,7 +383,11 @@ TEST(Bz2GpuSteps, MtfOnChunksGivesTheSerialMtf) {
       }
       std::memset(got->mtf_index, 0xA5, n);
       std::vector<bz2::MtfTail> tails(chunks);
-      for (std::size_t c = 0; c < chunks; ++c) tails[c] = bz2::mtf_chunk_indices(in.data(), t.to_seq, lo(c), lo(c + 1), starts[c].data(), got->mtf_index);
+      for (std::size_t c = 0; c < chunks; ++c) {
+        std::uint64_t yy[bz2::kMtfWords];
+        bz2::mtf_list_words(starts[c].data(), c % 2 == 0 ? used : 256, yy);  // the places past the used ones: zero or not, never reached
+        tails[c] = bz2::mtf_chunk_indices(in.data(), t.to_seq, lo(c), lo(c + 1), yy, got->mtf_index);
+      }
       std::vector<std::uint64_t> run(chunks, 0), at(chunks + 1, 0);
       for (std::size_t c = 0; c + 1 < chunks; ++c) run[c + 1] = bz2::mtf_run_after(run[c], lo(c + 1) - lo(c), tails[c]);
       for (std::size_t c = 0; c < chunks; ++c) {
