@@ -6,6 +6,7 @@
 
 #include "codec/common/bz2_block.hpp"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -219,28 +220,51 @@ struct MtfTail {
   std::uint64_t zeros = 0;
   bool all_zero = true;
 };
-// The MTF positions of last[a, b) into index[a, b), from the list yy (moved as bzip2 moves it).
-PARCOMP_HD inline MtfTail mtf_chunk_indices(const std::uint8_t* last, const std::uint8_t* to_seq, std::size_t a, std::size_t b, std::uint8_t* yy,
+// An MTF list as words (ours): place p in bits 8 (p % 8) .. 8 (p % 8) + 7 of word p / 8, so that
+// a move looks at and shifts 8 places a step. The first n places from list[0, n), the rest zero
+// (never reached: a byte's place is found among the first n).
+inline constexpr int kMtfWords = 32;
+PARCOMP_HD inline void mtf_list_words(const std::uint8_t* list, int n, std::uint64_t* words) {
+  for (int k = 0; k < kMtfWords; ++k) words[k] = 0;
+  for (int p = 0; p < n; ++p) words[p >> 3] |= static_cast<std::uint64_t>(list[p]) << (8 * (p & 7));
+}
+// v to the front of the list (it is there): returns its place before. The places before it move
+// one back, 8 at a time: a word's first zero byte of (word ^ v v ... v) is v's place in it (the
+// lowest byte flagged by (x - 0x01..) & ~x & 0x80.. is exact), then that word's bytes below it
+// shift up one with the byte carried in from the word before.
+PARCOMP_HD inline int mtf_move(std::uint64_t* yy, std::uint8_t v) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  const std::uint64_t pat = kOnes * v;
+  std::uint64_t carry = v, w = yy[0];
+  for (int k = 0;; w = yy[++k]) {
+    const std::uint64_t x = w ^ pat, z = (x - kOnes) & ~x & kHighs;
+    if (z != 0) {
+#if defined(__CUDA_ARCH__)
+      const int t = (__ffsll(static_cast<long long>(z)) - 1) >> 3;
+#else
+      const int t = std::countr_zero(z) >> 3;
+#endif
+      const std::uint64_t below = (std::uint64_t{1} << (8 * t)) - 1;  // bytes 0 .. t - 1
+      yy[k] = (w & ~(below << 8 | 0xffu)) | (w & below) << 8 | carry;
+      return 8 * k + t;
+    }
+    yy[k] = w << 8 | carry;
+    carry = w >> 56;
+  }
+}
+// The MTF positions of last[a, b) into index[a, b), from the list yy (words, moved as bzip2 moves
+// its list).
+PARCOMP_HD inline MtfTail mtf_chunk_indices(const std::uint8_t* last, const std::uint8_t* to_seq, std::size_t a, std::size_t b, std::uint64_t* yy,
                                             std::uint8_t* index) {
   MtfTail tail;
   for (std::size_t i = a; i < b; ++i) {
     const std::uint8_t v = to_seq[last[i]];
-    if (yy[0] == v) {
+    if ((yy[0] & 0xffu) == v) {
       index[i] = 0;
       ++tail.zeros;
       continue;
     }
-    int j = 1;
-    std::uint8_t carry = yy[0];
-    while (yy[j] != v) {
-      const std::uint8_t tmp = yy[j];
-      yy[j] = carry;
-      carry = tmp;
-      ++j;
-    }
-    yy[j] = carry;
-    yy[0] = v;
-    index[i] = static_cast<std::uint8_t>(j);
+    index[i] = static_cast<std::uint8_t>(mtf_move(yy, v));
     tail.zeros = 0;
     tail.all_zero = false;
   }
@@ -312,8 +336,8 @@ PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, Enc
   std::uint32_t bits[8] = {};
   encode_used_bits(last, 0, n, bits);
   encode_set_used(t, bits);
-  std::uint8_t yy[256];
-  for (int i = 0; i < 256; ++i) yy[i] = static_cast<std::uint8_t>(i);
+  std::uint64_t yy[kMtfWords];
+  for (int k = 0; k < kMtfWords; ++k) yy[k] = 0x0706050403020100ull + 0x0808080808080808ull * static_cast<std::uint64_t>(k);  // 0, 1, ..., 255
   mtf_chunk_indices(last, t.to_seq, 0, n, yy, w.mtf_index);
   std::size_t wr = 0;
   mtf_chunk_emit(w.mtf_index, 0, n, 0, true, [&](std::uint16_t v) {

@@ -92,8 +92,8 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
   }
   __syncthreads();
   {
-    std::uint8_t yy[256];
-    for (int k = 0; k < n_in_use; ++k) yy[k] = w.chunk_state[tid][k];
+    std::uint64_t yy[bz2::kMtfWords];
+    bz2::mtf_list_words(w.chunk_state[tid], n_in_use, yy);
     tails[tid] = bz2::mtf_chunk_indices(last, t.to_seq, ca, cb, yy, w.mtf_index);
   }
   __syncthreads();
