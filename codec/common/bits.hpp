@@ -91,8 +91,12 @@ class WordBits {
     const auto lead = static_cast<int>(at & 3u);
     o_ = lead * 8 + static_cast<int>(start_bit & 7);
     base_bit_ = static_cast<std::int64_t>(start_bit) - o_;  // the bit of base_ in the span (may be below 0)
-    hi_ = load(0);
-    lo_ = load(1);
+    // Words [k_lo_, k_hi_) lie whole in the span.
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(in), hi = lo + size;
+    k_lo_ = base_ >= lo ? 0 : (lo - base_ + 3) / 4;
+    k_hi_ = hi >= base_ + 4 ? (hi - base_) / 4 : 0;
+    hi_ = swap(load(0));
+    lo_ = swap(load(1));
     next_ = load(2);
     k_ = 2;
   }
@@ -111,7 +115,7 @@ class WordBits {
     if (o_ >= 32) {
       o_ -= 32;
       hi_ = lo_;
-      lo_ = next_;
+      lo_ = swap(next_);  // byte-swapped here, when it is needed: a load's wait falls on its use
       next_ = load(++k_);
     }
   }
@@ -121,26 +125,37 @@ class WordBits {
   PARCOMP_HD bool past_end() const { return used() > static_cast<std::uint64_t>(size_) * 8; }
 
  private:
-  // Word k after base_, big-endian; bytes outside the span read as zero.
-  PARCOMP_HD std::uint32_t load(std::uint64_t k) const {
-    const std::uintptr_t p = base_ + 4 * k, lo = reinterpret_cast<std::uintptr_t>(in_), hi = lo + size_;
-    if (p >= lo && p + 4 <= hi) {
+  PARCOMP_HD static std::uint32_t swap(std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
-      return __byte_perm(__ldg(reinterpret_cast<const unsigned*>(p)), 0, 0x0123);
+    return __byte_perm(v, 0, 0x0123);
 #else
-      const auto* b = reinterpret_cast<const std::uint8_t*>(p);
-      return static_cast<std::uint32_t>(b[0]) << 24 | static_cast<std::uint32_t>(b[1]) << 16 | static_cast<std::uint32_t>(b[2]) << 8 | b[3];
+    return v >> 24 | (v >> 8 & 0xff00u) | (v << 8 & 0xff0000u) | v << 24;
+#endif
+  }
+  // Word k after base_ as it lies in memory (bytes in order, as a little-endian word: swap() makes
+  // it big-endian); bytes outside the span read as zero.
+  PARCOMP_HD std::uint32_t load(std::uint64_t k) const {
+    if (k >= k_lo_ && k < k_hi_) {
+#if defined(__CUDA_ARCH__)
+      return __ldg(reinterpret_cast<const unsigned*>(base_ + 4 * k));
+#else
+      const auto* b = reinterpret_cast<const std::uint8_t*>(base_ + 4 * k);
+      return static_cast<std::uint32_t>(b[3]) << 24 | static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[1]) << 8 | b[0];
 #endif
     }
+    return load_edge(k);
+  }
+  PARCOMP_HD PARCOMP_COLD std::uint32_t load_edge(std::uint64_t k) const {
+    const std::uintptr_t p = base_ + 4 * k, lo = reinterpret_cast<std::uintptr_t>(in_), hi = lo + size_;
     std::uint32_t v = 0;
-    for (std::uintptr_t i = p; i < p + 4; ++i) v = v << 8 | (i >= lo && i < hi ? in_[i - lo] : 0u);
+    for (std::uintptr_t i = p + 4; i-- > p;) v = v << 8 | (i >= lo && i < hi ? in_[i - lo] : 0u);
     return v;
   }
   const std::uint8_t* in_ = nullptr;
   std::uintptr_t base_ = 0;
   std::size_t size_ = 0;
   std::int64_t base_bit_ = 0;
-  std::uint64_t k_ = 0;
+  std::uint64_t k_ = 0, k_lo_ = 0, k_hi_ = 0;
   std::uint32_t hi_ = 0, lo_ = 0, next_ = 0;
   int o_ = 0;
 };

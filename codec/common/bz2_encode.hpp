@@ -231,11 +231,12 @@ PARCOMP_HD inline void mtf_list_words(const std::uint8_t* list, int n, std::uint
 // v to the front of the list (it is there): returns its place before. The places before it move
 // one back, 8 at a time: a word's first zero byte of (word ^ v v ... v) is v's place in it (the
 // lowest byte flagged by (x - 0x01..) & ~x & 0x80.. is exact), then that word's bytes below it
-// shift up one with the byte carried in from the word before.
-PARCOMP_HD inline int mtf_move(std::uint64_t* yy, std::uint8_t v) {
+// shift up one with the byte carried in from the word before. The list's first word is `front`
+// (a register in the GPU encoder: most moves end in it), the others yy[1..].
+PARCOMP_HD inline int mtf_move(std::uint64_t& front, std::uint64_t* yy, std::uint8_t v) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
   const std::uint64_t pat = kOnes * v;
-  std::uint64_t carry = v, w = yy[0];
+  std::uint64_t carry = v, w = front;
   for (int k = 0;; w = yy[++k]) {
     const std::uint64_t x = w ^ pat, z = (x - kOnes) & ~x & kHighs;
     if (z != 0) {
@@ -245,29 +246,46 @@ PARCOMP_HD inline int mtf_move(std::uint64_t* yy, std::uint8_t v) {
       const int t = std::countr_zero(z) >> 3;
 #endif
       const std::uint64_t below = (std::uint64_t{1} << (8 * t)) - 1;  // bytes 0 .. t - 1
-      yy[k] = (w & ~(below << 8 | 0xffu)) | (w & below) << 8 | carry;
+      const std::uint64_t moved = (w & ~(below << 8 | 0xffu)) | (w & below) << 8 | carry;
+      if (k == 0) {
+        front = moved;
+      } else {
+        yy[k] = moved;
+      }
       return 8 * k + t;
     }
-    yy[k] = w << 8 | carry;
+    if (k == 0) {
+      front = w << 8 | carry;
+    } else {
+      yy[k] = w << 8 | carry;
+    }
     carry = w >> 56;
   }
+}
+PARCOMP_HD inline int mtf_move(std::uint64_t* yy, std::uint8_t v) {
+  std::uint64_t front = yy[0];
+  const int j = mtf_move(front, yy, v);
+  yy[0] = front;
+  return j;
 }
 // The MTF positions of last[a, b) into index[a, b), from the list yy (words, moved as bzip2 moves
 // its list).
 PARCOMP_HD inline MtfTail mtf_chunk_indices(const std::uint8_t* last, const std::uint8_t* to_seq, std::size_t a, std::size_t b, std::uint64_t* yy,
                                             std::uint8_t* index) {
   MtfTail tail;
+  std::uint64_t front = yy[0];
   for (std::size_t i = a; i < b; ++i) {
     const std::uint8_t v = to_seq[last[i]];
-    if ((yy[0] & 0xffu) == v) {
+    if ((front & 0xffu) == v) {
       index[i] = 0;
       ++tail.zeros;
       continue;
     }
-    index[i] = static_cast<std::uint8_t>(mtf_move(yy, v));
+    index[i] = static_cast<std::uint8_t>(mtf_move(front, yy, v));
     tail.zeros = 0;
     tail.all_zero = false;
   }
+  yy[0] = front;
   return tail;
 }
 // The zero run coming into the chunk after one whose run coming in was `run`, of `bytes` bytes.

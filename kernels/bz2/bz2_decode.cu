@@ -19,7 +19,8 @@ constexpr unsigned kThreads = 256;
 // fill the walk's lookup tables in shared memory, thread 0 walks the codes.
 constexpr unsigned kWalkThreads = 256;
 constexpr std::size_t kWalkShared = std::size_t{bz2::kMaxTables} * steps::kWalkEntries * sizeof(std::uint32_t);
-__global__ void __launch_bounds__(kWalkThreads) group_starts_kernel(steps::Batch a) {
+// (kWalkThreads, 1): without the 1, ptxas held the kernel to 64 registers and spilled around the walk.
+__global__ void __launch_bounds__(kWalkThreads, 1) group_starts_kernel(steps::Batch a) {
   extern __shared__ std::uint32_t lut[];
   __shared__ int tables, eob;
   bz2::BlockHeader h;  // thread 0's

@@ -78,19 +78,55 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
     tails[tid].zeros = static_cast<std::uint64_t>(count);  // the list's length, until the indices
   }
   __syncthreads();
-  if (tid == 0) {
-    std::uint8_t state[256], list[256];
-    for (int k = 0; k < 256; ++k) state[k] = static_cast<std::uint8_t>(k);
+  // The lists at the chunks' starts, chunk after chunk, every place at once (mtf_next_state's
+  // lines, in parallel): the chunk's list goes first, then the places before it whose bytes it did
+  // not move, in order (their new places: a ballot's prefix count, 128 places a row).
+  {
+    __shared__ std::uint8_t state[2][256], mark[256];
+    __shared__ int kept[2][kEncodeThreads / 32];
+    constexpr unsigned kWarps = kEncodeThreads / 32;
+    const unsigned lane = tid % 32, warp = tid / 32;
+    for (unsigned q = tid; q < 256; q += kEncodeThreads) {
+      state[0][q] = static_cast<std::uint8_t>(q);
+      mark[q] = 0;
+    }
+    __syncthreads();
     for (unsigned c = 0; c < kEncodeThreads; ++c) {
+      const std::uint8_t* before = state[c % 2];
+      std::uint8_t* after = state[1 - c % 2];
       const int count = static_cast<int>(tails[c].zeros);
-      for (int k = 0; k < count; ++k) list[k] = w.chunk_state[c][k];
-      for (int k = 0; k < n_in_use; ++k) w.chunk_state[c][k] = state[k];
-      std::uint8_t after[256];
-      bz2::mtf_next_state(state, n_in_use, list, count, after);
-      for (int k = 0; k < n_in_use; ++k) state[k] = after[k];
+      std::uint8_t mine[2];
+      for (int k = static_cast<int>(tid); k < count; k += kEncodeThreads) {
+        mine[k / kEncodeThreads] = w.chunk_state[c][k];
+      }
+      __syncthreads();  // the chunk's list read before its start list goes over it
+      for (int k = static_cast<int>(tid); k < count; k += kEncodeThreads) {
+        mark[mine[k / kEncodeThreads]] = static_cast<std::uint8_t>(c + 1);
+        after[k] = mine[k / kEncodeThreads];
+      }
+      for (int q = static_cast<int>(tid); q < n_in_use; q += kEncodeThreads) w.chunk_state[c][q] = before[q];
+      __syncthreads();
+      bool keep[2];
+      for (unsigned r = 0; r < 2; ++r) {
+        const int q = static_cast<int>(tid + r * kEncodeThreads);
+        keep[r] = q < n_in_use && mark[before[q]] != static_cast<std::uint8_t>(c + 1);
+        const unsigned ballot = __ballot_sync(0xffffffffu, keep[r]);
+        if (lane == 0) kept[r][warp] = __popc(ballot);
+        mine[r] = static_cast<std::uint8_t>(__popc(ballot & ((1u << lane) - 1u)));  // kept places before q in its warp
+      }
+      __syncthreads();
+      for (unsigned r = 0; r < 2; ++r) {
+        if (!keep[r]) continue;
+        int at = count + mine[r];
+        for (unsigned u = 0; u < kWarps; ++u) {
+          if (r == 1) at += kept[0][u];
+          if (u < warp) at += kept[r][u];
+        }
+        after[at] = before[tid + r * kEncodeThreads];
+      }
+      __syncthreads();
     }
   }
-  __syncthreads();
   {
     std::uint64_t yy[bz2::kMtfWords];
     bz2::mtf_list_words(w.chunk_state[tid], n_in_use, yy);
@@ -148,20 +184,34 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
     bz2::encode_write_head(w.selectors, t, a.primary[b], a.crc[b], s);
     head_bits = s.finish();
   }
-  for (std::size_t g = tid; g < t.n_selectors; g += blockDim.x) {
-    std::uint64_t bits = 0;
-    bz2::encode_group_codes(w.mtfv, w.selectors, t, g, [&bits](std::uint32_t, int length) { bits += static_cast<std::uint64_t>(length); });
-    w.group_bit[g + 1] = bits;
+  // Each thread measures a run of consecutive groups (its total in range_bits), one thread scans
+  // the 128 totals, each thread turns its run into starts: no thread walks all the groups.
+  __shared__ std::uint64_t range_bits[kEncodeThreads + 1];
+  const std::size_t ga = t.n_selectors * std::size_t{tid} / kEncodeThreads, gb = t.n_selectors * std::size_t{tid + 1} / kEncodeThreads;
+  {
+    std::uint64_t sum = 0;
+    for (std::size_t g = ga; g < gb; ++g) {
+      std::uint64_t bits = 0;
+      bz2::encode_group_codes(w.mtfv, w.selectors, t, g, [&bits](std::uint32_t, int length) { bits += static_cast<std::uint64_t>(length); });
+      w.group_bit[g + 1] = bits;
+      sum += bits;
+    }
+    range_bits[tid + 1] = sum;
   }
   __syncthreads();
   if (tid == 0) {
-    std::uint64_t at = head_bits;
-    w.group_bit[0] = at;
-    for (std::size_t g = 0; g < t.n_selectors; ++g) {
+    range_bits[0] = head_bits;
+    for (unsigned c = 0; c < kEncodeThreads; ++c) range_bits[c + 1] += range_bits[c];
+    total_bits = range_bits[kEncodeThreads];
+    w.group_bit[0] = head_bits;
+  }
+  __syncthreads();
+  {
+    std::uint64_t at = range_bits[tid];
+    for (std::size_t g = ga; g < gb; ++g) {
       at += w.group_bit[g + 1];
       w.group_bit[g + 1] = at;
     }
-    total_bits = at;
   }
   __syncthreads();
   const std::size_t zero_from = (head_bits + 7) / 8, zero_to = (total_bits + 31) / 32 * 4;

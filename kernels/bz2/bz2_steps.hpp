@@ -151,25 +151,21 @@ PARCOMP_HD PARCOMP_COLD inline void huff(const Batch& a, std::size_t b) {
 }
 
 // The walk's lookup table (ours): for each kWalkBits-bit window of a table, the codes that lie
-// whole in it, at most 6: their count (bits 24..26), the bits of the first 1..6 of them (4 bits
-// each, bits 0..23), and bit 27 when one of them is the end-of-block symbol. Count 0 (a longer
-// code, or bits that are no codeword) and bit 27 send the walk to one code at a time.
+// whole in it, at most 6, up to the end-of-block symbol: their count (bits 24..26) and the bits of
+// the first 1..6 of them (4 bits each, bits 0..23). Count 0 (the end-of-block symbol first, a
+// longer code, or bits that are no codeword) sends the walk to one code at a time.
 inline constexpr int kWalkBits = 12;
-inline constexpr std::uint32_t kWalkEntries = 1u << kWalkBits, kWalkEob = 1u << 27;
+inline constexpr std::uint32_t kWalkEntries = 1u << kWalkBits;
 PARCOMP_HD inline std::uint32_t walk_entry(const bz2::TableDecoder& t, std::uint32_t v, int eob) {
   std::uint32_t e = 0;
   int used = 0, count = 0;
   while (count < 6) {
     int length = 0;
     const int sym = t.decode(static_cast<std::uint64_t>(v) << (64 - kWalkBits + used), length);
-    if (sym < 0 || length > kWalkBits - used) break;
+    if (sym < 0 || sym == eob || length > kWalkBits - used) break;
     used += length;
     e |= static_cast<std::uint32_t>(used) << (4 * count);
     ++count;
-    if (sym == eob) {
-      e |= kWalkEob;
-      break;
-    }
   }
   return e | static_cast<std::uint32_t>(count) << 24;
 }
@@ -187,9 +183,34 @@ PARCOMP_HD PARCOMP_COLD inline int open_block(const Batch& a, std::size_t b, bz2
   return s.error != bz2::BlockError::none ? 0 : h.n_tables;
 }
 
+// One table of the walk's lookup: on the GPU in shared memory, read by its 32-bit shared address
+// (computed once a group: the generic address's conversion, left to the compiler, was redone at
+// every lookup, a slow read of the CTA's id on the walk's chain).
+class WalkTable {
+ public:
+  PARCOMP_HD explicit WalkTable(const std::uint32_t* t) : t_(t) {
+#if defined(__CUDA_ARCH__)
+    s_ = static_cast<unsigned>(__cvta_generic_to_shared(t));
+#endif
+  }
+  PARCOMP_HD std::uint32_t operator[](std::uint32_t i) const {
+#if defined(__CUDA_ARCH__)
+    std::uint32_t e;
+    asm("ld.shared.u32 %0, [%1];" : "=r"(e) : "r"(s_ + 4 * i));
+    return e;
+#else
+    return t_[i];
+#endif
+  }
+
+ private:
+  const std::uint32_t* t_;
+  unsigned s_ = 0;
+};
+
 // Block b, after open_block: the bit where each group of 50 symbols starts, up to the end-of-block
-// symbol, a lookup in lut (walk_entry of each table: kWalkEntries a table) taking several codes at
-// once. Anything decode_items would stop at on the way (bits that are no codeword, bits past the
+// symbol, a lookup in lut (walk_entry of each table: kWalkEntries a table; in shared memory on
+// the GPU) taking several codes at once. Anything decode_items would stop at on the way (bits that are no codeword, bits past the
 // end, too few selectors, more symbols than bytes) hands the block to huff.
 PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::BlockHeader& h, const std::uint32_t* lut) {
   const BatchBlock blk = a.blocks[b];
@@ -205,12 +226,12 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
     starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
     const int table = next_table;
     if (g + 1 < n_selectors) next_table = w.selectors[g + 1];
-    const std::uint32_t* tl = lut + table * kWalkEntries;
+    const WalkTable tl(lut + table * kWalkEntries);
     int left = bz2::kGroupSize;
     while (left > 0) {
       const std::uint32_t e = tl[br.peek32() >> (32 - kWalkBits)];
-      const int count = static_cast<int>(e >> 24 & 7u);
-      if (count == 0 || (e & kWalkEob) != 0) {  // one code, as decode_items reads it
+      const int count = static_cast<int>(e >> 24);
+      if (count == 0) {  // one code, as decode_items reads it
         int length = 0;
         const int sym = w.tables[table].decode(br.window(), length);
         if (sym < 0) return huff(a, b);
