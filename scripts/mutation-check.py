@@ -115,7 +115,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("bz2 GPU: a periodic block not repeated", "codec/common/bz2_block.hpp", "if (k >= c && k < n) out[k] = out[k % c];", "if (k > c && k < n) out[k] = out[k % c];", "cpu"),
     Mutation("bz2 GPU: the packed rows lose their bytes", "codec/common/bz2_block.hpp", "tt[row] = tt[row] << 8 | bytes[row];", "tt[row] = tt[row] << 8;", "cpu"),
     Mutation("bz2 GPU walk: the word reader reads a byte past the span", "codec/common/bits.hpp",
-             "v = v << 8 | (i >= lo && i < hi ? in_[i - lo] : 0u);", "v = v << 8 | (i >= lo && i <= hi ? in_[i - lo] : 0u);", "cpu"),
+             "v = v << 8 | (i >= lo && i < hi ? in[i - lo] : 0u);", "v = v << 8 | (i >= lo && i <= hi ? in[i - lo] : 0u);", "cpu"),
     Mutation("bz2 GPU walk: the word reader's word ahead not moved in", "codec/common/bits.hpp",
              "      lo_ = swap(next_);", "", "cpu"),
     Mutation("bz2 GPU walk: the lookup takes codes past the end-of-block symbol", "kernels/bz2/bz2_steps.hpp",

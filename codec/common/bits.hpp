@@ -143,12 +143,14 @@ class WordBits {
       return static_cast<std::uint32_t>(b[3]) << 24 | static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[1]) << 8 | b[0];
 #endif
     }
-    return load_edge(k);
+    return load_edge(in_, size_, base_ + 4 * k);
   }
-  PARCOMP_HD PARCOMP_COLD std::uint32_t load_edge(std::uint64_t k) const {
-    const std::uintptr_t p = base_ + 4 * k, lo = reinterpret_cast<std::uintptr_t>(in_), hi = lo + size_;
+  // Static, its arguments by value: a call out of line with `this` would keep the reader in memory
+  // (ncu showed its offset stored to the stack at every step).
+  PARCOMP_HD PARCOMP_COLD static std::uint32_t load_edge(const std::uint8_t* in, std::size_t size, std::uintptr_t p) {
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(in), hi = lo + size;
     std::uint32_t v = 0;
-    for (std::uintptr_t i = p + 4; i-- > p;) v = v << 8 | (i >= lo && i < hi ? in_[i - lo] : 0u);
+    for (std::uintptr_t i = p + 4; i-- > p;) v = v << 8 | (i >= lo && i < hi ? in[i - lo] : 0u);
     return v;
   }
   const std::uint8_t* in_ = nullptr;

@@ -191,6 +191,7 @@ class WalkTable {
   PARCOMP_HD explicit WalkTable(const std::uint32_t* t) : t_(t) {
 #if defined(__CUDA_ARCH__)
     s_ = static_cast<unsigned>(__cvta_generic_to_shared(t));
+    asm("" : "+r"(s_));  // opaque: else the compiler rebuilt it from the CTA's id at every lookup
 #endif
   }
   PARCOMP_HD std::uint32_t operator[](std::uint32_t i) const {
