@@ -44,7 +44,7 @@ J=$out/times.jsonl
   echo "file $(basename "$file") $(sha256sum "$file" | cut -d' ' -f1)"
   # the build's commit, from parcomp-bench beside parcomp (empty without it)
   bench=$(dirname "$(command -v parcomp)")/parcomp-bench
-  [ -x "$bench" ] && "$bench" --parcomp_device_info 2>/dev/null | python3 -c 'import json,sys; b=json.load(sys.stdin)["build"]; print(b["git_sha"] + ("-dirty" if b.get("git_dirty") else ""))'
+  { [ -x "$bench" ] && "$bench" --parcomp_device_info 2>/dev/null | python3 -c 'import json,sys; b=json.load(sys.stdin)["build"]; print(b["git_sha"] + ("-dirty" if b.get("git_dirty") else ""))' 2>/dev/null; } || echo "unknown (parcomp-bench did not run)"
 } > "$out/env.txt" 2>&1
 W=$work
 run() {  # run LABEL INPUT_BYTES REFERENCE|- command...
