@@ -5,6 +5,7 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/nvtx.hpp"
 
+#include <chrono>
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -53,10 +54,13 @@ void GpuBlockDecoder::run() {
 std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> blocks, unsigned threads) {
   PARCOMP_NVTX_RANGE("bz2::GpuBlockDecoder::collect");
   if (blocks.size() != count_) throw ContractError("bz2::GpuBlockDecoder::collect: not the blocks loaded");
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   std::vector<BlockSymbols> info(count_);
   if (count_ > 0)
     PARCOMP_CUDA_CHECK(cudaMemcpyAsync(info.data(), info_.data(), count_ * sizeof(BlockSymbols), cudaMemcpyDeviceToHost, stream_));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const auto t1 = Clock::now();
   // Each decoded block's bytes, packed.
   std::vector<std::size_t> offset(count_ + 1, 0);
   for (std::size_t i = 0; i < count_; ++i)
@@ -68,7 +72,11 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes.get() + offset[i], out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
                                          cudaMemcpyDeviceToHost, stream_));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return finish(blocks, info, {bytes.get(), offset[count_]}, offset, threads);
+  const auto t2 = Clock::now();
+  std::vector<GpuBlockOut> outs = finish(blocks, info, {bytes.get(), offset[count_]}, offset, threads);
+  const auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  last_collect_ = {secs(t1 - t0), secs(t2 - t1), secs(Clock::now() - t2)};
+  return outs;
 }
 
 std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,

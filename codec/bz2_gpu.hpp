@@ -41,12 +41,18 @@ class GpuBlockDecoder {
   std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0);
   // The device bytes this decoder holds.
   std::size_t device_bytes() const;
+  // Where the last collect()'s seconds went: waiting for the GPU, the copies back, the host's end.
+  struct CollectSeconds {
+    double wait = 0, download = 0, finish = 0;
+  };
+  CollectSeconds last_collect() const { return last_collect_; }
   // collect()'s host side: ends every block from its decoded fields (info) and its bytes
   // (bytes[offset[i] .. offset[i + 1]) for block i; empty where info[i] has an error).
   static std::vector<GpuBlockOut> finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
                                          std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads = 0);
 
  private:
+  CollectSeconds last_collect_;
   cudaStream_t stream_;
   std::uint32_t limit_;
   std::size_t count_ = 0;

@@ -77,7 +77,10 @@ struct Progress {
 // A run's timeline (parcomp --trace): what each thread did when, in seconds since the trace was
 // made. Lanes: "reader 0", "cpu K" (a CPU worker: one span per block), "gpu K" (a GPU's thread: one
 // span per batch, from its claim to its last block's result), "writer 0", "cuda 0" (CUDA's
-// start-up, while the CPU workers already work).
+// start-up, while the CPU workers already work); in .bz2 compression with GPUs also "prep K" (the
+// thread that readies a GPU's batches: wait, prepare) and "stage K" (the GPU's thread: wait,
+// upload+sort, encode, download, publish); in .bz2 decompression with GPUs "stage K" (upload, then
+// for the batch before: wait for the GPU, download, finish on the host threads, publish).
 class Trace {
  public:
   struct Span {

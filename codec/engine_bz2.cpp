@@ -85,11 +85,15 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
   std::optional<PreparedBatch> slot;  // readied, waiting for the GPU
   bool gpu_gone = false;
   std::uint64_t blocks_done = 0;
+  Trace* const tr = o.trace;
   std::thread preparer([&] {
     try {
+      const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
       for (;;) {
         PreparedBatch b;
+        const double t0 = tr != nullptr ? tr->now() : 0.0;
         b.items = job.claim(o.gpu_batch_blocks, true);
+        const double t1 = tr != nullptr ? tr->now() : 0.0;
         std::vector<Bytes> rle(b.items.size());
         b.crc.resize(b.items.size());
         for_each_block(b.items.size(), 0, [&](std::size_t i) {
@@ -101,11 +105,19 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
           b.offsets.push_back(b.rle.size());
         }
         const bool last = b.items.empty();
+        const double t2 = tr != nullptr ? tr->now() : 0.0;
+        const std::uint64_t blocks = b.items.size();
         std::unique_lock lock(hm);
         hcv.wait(lock, [&] { return !slot.has_value() || gpu_gone; });
         if (gpu_gone) return;
         slot = std::move(b);
         hcv.notify_all();
+        lock.unlock();
+        if (tr != nullptr) {  // waiting for the reader's blocks, the run-length stage and CRCs, waiting for the GPU to take it
+          tr->add(lane, "wait", t0, t1, 0);
+          tr->add(lane, "prepare", t1, t2, blocks);
+          tr->add(lane, "wait", t2, tr->now(), 0);
+        }
         if (last) return;
       }
     } catch (...) {
@@ -124,8 +136,16 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
     preparer.join();
   };
   try {
+    const std::string lane = tr != nullptr ? tr->lane("stage") : std::string();
+    auto stage = [&](const char* what, double& from, std::uint64_t blocks) {
+      if (tr == nullptr) return;
+      const double to = tr->now();
+      tr->add(lane, what, from, to, blocks);
+      from = to;
+    };
     for (;;) {
       PreparedBatch b;
+      double at = tr != nullptr ? tr->now() : 0.0;
       {
         std::unique_lock lock(hm);
         hcv.wait(lock, [&] { return slot.has_value(); });
@@ -135,6 +155,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       }
       if (b.items.empty()) break;
       const std::size_t n = b.rle.size(), count = b.items.size();
+      stage("wait", at, 0);
       std::size_t largest = 0;
       for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, b.offsets[i + 1] - b.offsets[i]);
       const std::size_t stride = bz2gpu::encode_stride(largest);
@@ -152,11 +173,13 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
       bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
+      stage("upload+sort", at, count);  // forward_segments waits for its last round
       bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
                            encode_scratch.data(), encode_scratch.size_bytes(), stream);
       std::vector<std::uint64_t> bits(count);
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bits.data(), d_bits.data(), count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
       PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      stage("encode", at, count);
       std::vector<OutBits> outs(count);
       for (std::size_t i = 0; i < count; ++i) {
         if (bits[i] == 0 || (bits[i] + 7) / 8 > stride)
@@ -170,12 +193,14 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
         outs[i].gpu = true;
       }
       PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      stage("download", at, count);
       std::size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
         const std::lock_guard lock(stats_m);
         st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
       }
       for (std::size_t i = 0; i < count; ++i) job.publish(b.items[i].seq, std::move(outs[i]));
+      stage("publish", at, count);
       blocks_done += count;
     }
   } catch (...) {
@@ -368,8 +393,18 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
     sl.decoder = std::make_unique<bz2::GpuBlockDecoder>(sl.stream, 9);  // the level's own limit is checked by the writer
   }
   std::uint64_t blocks_done = 0;
+  Trace* const tr = o.trace;
+  const std::string lane = tr != nullptr ? tr->lane("stage") : std::string();
   auto finish = [&](Slot& sl) {
     std::vector<bz2::GpuBlockOut> outs = sl.decoder->collect(sl.in);
+    if (tr != nullptr) {  // collect's three parts, back from now
+      const auto c = sl.decoder->last_collect();
+      const double end = tr->now(), f0 = end - c.finish, d0 = f0 - c.download, w0 = d0 - c.wait;
+      tr->add(lane, "wait", w0, d0, 0);
+      tr->add(lane, "download", d0, f0, sl.items.size());
+      tr->add(lane, "finish", f0, end, sl.items.size());
+    }
+    const double published_from = tr != nullptr ? tr->now() : 0.0;
     {
       const std::lock_guard lock(stats_m);
       st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, slots[0].decoder->device_bytes() + slots[1].decoder->device_bytes());
@@ -383,6 +418,7 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
       d.gpu = true;
       job.publish(sl.items[i].seq, std::move(d));
     }
+    if (tr != nullptr) tr->add(lane, "publish", published_from, tr->now(), sl.items.size());
     blocks_done += sl.items.size();
     sl.items.clear();
     sl.in.clear();
@@ -407,8 +443,10 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
         sl.in[i].where.stream = 0;
         sl.in[i].where.base = sl.items[i].window_bit;
       }
+      const double load_from = tr != nullptr ? tr->now() : 0.0;
       sl.decoder->load(sl.in);
       sl.decoder->run();
+      if (tr != nullptr) tr->add(lane, "upload", load_from, tr->now(), sl.items.size());  // load waits for its copies
       busy[next] = true;
     }
     if (busy[1 - next]) {  // the batch before: ended on the host while the GPU decodes this one

@@ -13,8 +13,10 @@ import json
 import sys
 from pathlib import Path
 
-ORDER = ("reader", "cuda", "gpu", "cpu", "writer")
-COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "write": "C1"}
+ORDER = ("reader", "cuda", "prep", "gpu", "stage", "cpu", "writer")
+COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "write": "C1",
+           "wait": "0.85", "prepare": "C4", "upload+sort": "C5", "encode": "C6", "download": "C8", "publish": "C9",
+           "upload": "C5", "finish": "C4"}
 
 
 def load(path: Path) -> dict:
