@@ -73,6 +73,19 @@ std::uint32_t crc_update(std::uint32_t crc, std::span<const std::uint8_t> bytes)
 
 // ---- the initial run-length stage ---------------------------------------------------------------
 
+namespace {
+// 0x80 in each byte of x that is zero (exact: no false flags from borrows).
+inline std::uint64_t zero_bytes(std::uint64_t x) {
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full, kHigh = 0x8080808080808080ull;
+  return ~(((x & kLow7) + kLow7) | x) & kHigh;
+}
+inline std::uint64_t load8(const std::uint8_t* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+}  // namespace
+
 std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level, bool final) {
   // bzip2's ADD_CHAR_TO_BLOCK and add_pair_to_block, counting bytes only: a run of 1 to 3 adds
   // that many bytes, a longer one 5; the run being read is pending.
@@ -89,9 +102,7 @@ std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level,
     // its run ends, so the block gains the bytes read less the run still being read; the block
     // must not fill inside them.
     while (run_len >= 1 && i + 8 <= n) {
-      std::uint64_t now, before;
-      std::memcpy(&now, p + i, 8);
-      std::memcpy(&before, p + i - 1, 8);
+      const std::uint64_t now = load8(p + i), before = load8(p + i - 1);
       const std::uint64_t x = now ^ before;  // a zero byte where a byte equals the one before it
       if (x == 0) {
         if (run_len + 8 > kMaxRun) break;
@@ -99,9 +110,9 @@ std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level,
         i += 8;
         continue;
       }
-      constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full, kHigh = 0x8080808080808080ull;
-      const std::uint64_t same = ~(((x & kLow7) + kLow7) | x) & kHigh;  // 0x80 in each zero byte of x
-      const std::uint64_t starts = ~same & kHigh;                       // 0x80 in each byte that starts a run
+      constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+      const std::uint64_t same = zero_bytes(x);     // 0x80 in each zero byte of x
+      const std::uint64_t starts = ~same & kHigh;   // 0x80 in each byte that starts a run
       if ((same & (same << 8) & (same << 16)) != 0) break;              // a run of four inside
       const auto lead = static_cast<std::size_t>(std::countr_zero(starts) / 8);  // bytes continuing the run being read
       if (run_len + lead >= 4) break;
@@ -149,19 +160,36 @@ std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final) {
 std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
   const std::size_t before = out.size();
   const std::size_t n = in.size();
-  for (std::size_t i = 0; i < n;) {
-    const std::uint8_t c = in[i];
+  out.resize(before + n + n / 4 + 8);  // a run of 4 or more takes 5 bytes at most per 4
+  const std::uint8_t* p = in.data();
+  std::uint8_t* o = out.data() + before;
+  std::size_t i = 0;  // always where a run starts
+  while (i < n) {
+    // Eight bytes at once where no run of four starts among them (p[j .. j + 3] equal for no j in
+    // i .. i + 7): every run that starts there is shorter than four and goes out as it is, and the
+    // run at i + 8, if one reaches it from before, is as short (so i + 8 may be taken as a start).
+    while (i + 11 <= n) {
+      const std::uint64_t w0 = load8(p + i), w1 = load8(p + i + 1), w2 = load8(p + i + 2), w3 = load8(p + i + 3);
+      if ((zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) != 0) break;
+      std::memcpy(o, &w0, 8);
+      o += 8;
+      i += 8;
+    }
+    if (i >= n) break;
+    const std::uint8_t c = p[i];
     std::size_t j = i + 1;
-    while (j < n && in[j] == c && j - i < kMaxRun) ++j;
+    while (j < n && p[j] == c && j - i < kMaxRun) ++j;
     const std::size_t len = j - i;
     if (len < 4) {
-      out.insert(out.end(), len, c);
+      for (std::size_t k = 0; k < len; ++k) *o++ = c;
     } else {
-      out.insert(out.end(), 4, c);
-      out.push_back(static_cast<std::uint8_t>(len - 4));
+      o[0] = o[1] = o[2] = o[3] = c;
+      o[4] = static_cast<std::uint8_t>(len - 4);
+      o += 5;
     }
     i = j;
   }
+  out.resize(static_cast<std::size_t>(o - out.data()));
   return out.size() - before;
 }
 

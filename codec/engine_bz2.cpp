@@ -61,7 +61,7 @@ struct OutBits {
 // after the other, and the CRC of each block's input. An empty batch ends the GPU's loop.
 struct PreparedBatch {
   std::vector<InBlock> items;
-  Bytes rle;
+  std::unique_ptr<std::uint8_t[]> rle;  // offsets.back() bytes, not zeroed: every byte is written
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint32_t> crc;
 };
@@ -100,10 +100,13 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
           bz2::rle1_encode(b.items[i].bytes, rle[i]);
           b.crc[i] = bz2::block_crc(b.items[i].bytes);
         });
-        for (const Bytes& r : rle) {
-          b.rle.insert(b.rle.end(), r.begin(), r.end());
-          b.offsets.push_back(b.rle.size());
-        }
+        // One after the other, copied in place on every host thread (appending them one by one on
+        // this thread, a batch's tens of MB, was most of a batch's preparation on an H100 host).
+        for (const Bytes& r : rle) b.offsets.push_back(b.offsets.back() + r.size());
+        b.rle.reset(new std::uint8_t[std::max<std::uint64_t>(b.offsets.back(), 1)]);
+        for_each_block(rle.size(), 0, [&](std::size_t i) {
+          if (!rle[i].empty()) std::memcpy(b.rle.get() + b.offsets[i], rle[i].data(), rle[i].size());
+        });
         const bool last = b.items.empty();
         const double t2 = tr != nullptr ? tr->now() : 0.0;
         const std::uint64_t blocks = b.items.size();
@@ -154,7 +157,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
         hcv.notify_all();
       }
       if (b.items.empty()) break;
-      const std::size_t n = b.rle.size(), count = b.items.size();
+      const std::size_t n = b.offsets.back(), count = b.items.size();
       stage("wait", at, 0);
       std::size_t largest = 0;
       for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, b.offsets[i + 1] - b.offsets[i]);
@@ -169,7 +172,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
       if (need > scratch.size_bytes()) scratch = DeviceBytes(need);
       if (bz2gpu::encode_scratch_bytes(count) > encode_scratch.size_bytes()) encode_scratch = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.data(), n, cudaMemcpyHostToDevice, stream));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.get(), n, cudaMemcpyHostToDevice, stream));
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
       bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);

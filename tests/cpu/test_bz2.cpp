@@ -330,6 +330,48 @@ TEST(Bz2, BlockCutsInEightByteStepsAreTheOneByOneCuts) {
   }
 }
 
+// The initial run-length stage in eight-byte steps against bzip2's byte-by-byte lines (as
+// compress.c's ADD_CHAR_TO_BLOCK writes them): runs of 1 to 300 bytes of 1 to 4 values, with and
+// without noise, text, every short length, appended after bytes already in the output.
+TEST(Bz2, RunLengthStageInEightByteStepsIsBzip2s) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  auto oracle = [](const Bytes& in) {
+    Bytes out;
+    for (std::size_t i = 0; i < in.size();) {
+      std::size_t j = i + 1;
+      while (j < in.size() && in[j] == in[i] && j - i < 255) ++j;
+      const std::size_t len = j - i;
+      out.insert(out.end(), len < 4 ? len : 4, in[i]);
+      if (len >= 4) out.push_back(static_cast<std::uint8_t>(len - 4));
+      i = j;
+    }
+    return out;
+  };
+  for (int k = 0; k < 400; ++k) {
+    const std::size_t n = k < 40 ? static_cast<std::size_t>(k) : 1 + rng() % (k % 10 == 0 ? 200000 : 2000);
+    Bytes in;
+    const int kind = k % 4;
+    if (kind == 3) {
+      in = word_text(n, seed + static_cast<std::uint64_t>(k));
+    } else {
+      const unsigned values = 1 + static_cast<unsigned>(rng() % 4), longest = kind == 0 ? 5 : kind == 1 ? 12 : 300;
+      while (in.size() < n) in.insert(in.end(), 1 + rng() % longest, static_cast<std::uint8_t>('a' + rng() % values));
+      in.resize(n);
+      if (kind == 2)
+        for (std::size_t i = 0; i < n; i += 1 + rng() % 64) in[i] = static_cast<std::uint8_t>(rng());
+    }
+    SCOPED_TRACE(::testing::Message() << "input " << k << " of " << n << " bytes");
+    Bytes got = {1, 2, 3};
+    const std::size_t added = bz2::rle1_encode(in, got);
+    const Bytes want = oracle(in);
+    ASSERT_EQ(added, want.size());
+    ASSERT_EQ(got.size(), 3 + want.size());
+    ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin() + 3));
+  }
+}
+
 TEST(Bz2, PeriodicBlocksDifferInOrigPtrAlone) {
   for (const auto& [label, in] : std::vector<std::pair<std::string, Bytes>>{{"ab", periodic(65536, "ab")}, {"abc", periodic(300003, "abc")},
                                                                             {"one period", periodic(5000, "0123456789")}}) {
