@@ -35,7 +35,8 @@ def lanes(spans: list[dict]) -> list[str]:
 
 
 def summary(doc: dict) -> list[dict]:
-    """Per lane: spans, blocks, busy seconds (union of its spans) and the fraction of the run."""
+    """Per lane: spans, blocks, busy seconds (union of its spans, its "wait" spans left out) and the
+    fraction of the run."""
     spans = doc["spans"]
     total = max((s["end"] for s in spans), default=0.0)
     out = []
@@ -43,6 +44,8 @@ def summary(doc: dict) -> list[dict]:
         mine = sorted((s for s in spans if s["lane"] == lane), key=lambda s: s["start"])
         busy, reach = 0.0, 0.0
         for s in mine:
+            if s["what"] == "wait":
+                continue
             start = max(s["start"], reach)
             if s["end"] > start:
                 busy += s["end"] - start

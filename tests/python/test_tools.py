@@ -243,3 +243,20 @@ def test_report_counts_a_landscape_tables_other_run(tmp_path):
     note.write_text("---\nsource: results/a/1.json\ntable: landscape\ntable: landscape results/b/2.json\n"
                     "compare: results/a/1.json results/c/3.json .\n---\ntext\n")
     assert report.referenced_files({"x": note}) == ["results/a/1.json", "results/b/2.json", "results/c/3.json"]
+
+
+def test_timeline_busy_leaves_out_waits():
+    """A lane's busy time is the union of its spans without its waits (a GPU thread waiting for its
+    preparer is not busy)."""
+    sys.path.insert(0, str(ROOT / "plots"))
+    import tool_timeline
+    doc = {"trace": "parcomp", "spans": [
+        {"lane": "stage 0", "what": "wait", "start": 0.0, "end": 0.6, "blocks": 0},
+        {"lane": "stage 0", "what": "encode", "start": 0.6, "end": 0.8, "blocks": 4},
+        {"lane": "stage 0", "what": "download", "start": 0.7, "end": 1.0, "blocks": 4},
+        {"lane": "prep 0", "what": "prepare", "start": 0.0, "end": 0.5, "blocks": 4}]}
+    rows = {r["lane"]: r for r in tool_timeline.summary(doc)}
+    assert rows["stage 0"]["busy_s"] == pytest.approx(0.4)
+    assert rows["stage 0"]["busy"] == pytest.approx(0.4)
+    assert rows["prep 0"]["busy_s"] == pytest.approx(0.5)
+    assert [r["lane"] for r in tool_timeline.summary(doc)] == ["prep 0", "stage 0"]
