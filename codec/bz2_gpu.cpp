@@ -5,8 +5,8 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/nvtx.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 
@@ -49,6 +49,22 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
 
 void GpuBlockDecoder::run() {
   bz2gpu::decode_batch(table_.data(), count_, limit_, info_.data(), out_.data(), scratch_.data(), scratch_.size_bytes(), stream_);
+  ready_host(count_ * std::size_t{limit_});  // while the GPU decodes
+}
+
+void GpuBlockDecoder::ready_host(std::size_t bytes) {
+  if (bytes <= host_bytes_) return;
+  PARCOMP_NVTX_RANGE("bz2::GpuBlockDecoder::ready_host");
+  host_.reset();
+  host_bytes_ = 0;
+  host_.reset(new std::uint8_t[bytes]);  // not zeroed: the copies back write every byte read
+  host_bytes_ = bytes;
+  constexpr std::size_t kPiece = std::size_t{4} << 20, kPage = 4096;
+  std::uint8_t* const p = host_.get();
+  for_each_block((bytes + kPiece - 1) / kPiece, 0, [&](std::size_t k) {
+    const std::size_t end = std::min(bytes, (k + 1) * kPiece);
+    for (std::size_t i = k * kPiece; i < end; i += kPage) p[i] = 0;
+  });
 }
 
 std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> blocks, unsigned threads) {
@@ -65,15 +81,16 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
   std::vector<std::size_t> offset(count_ + 1, 0);
   for (std::size_t i = 0; i < count_; ++i)
     offset[i + 1] = offset[i] + (info[i].error == BlockError::none ? info[i].nblock : 0);
-  // Not zeroed (a batch's hundreds of MB): the copies below cover every byte finish reads.
-  const std::unique_ptr<std::uint8_t[]> bytes(new std::uint8_t[std::max<std::size_t>(offset[count_], 1)]);
+  // Into the kept host copy (its pages already touched); the copies cover every byte finish reads.
+  ready_host(std::max<std::size_t>(offset[count_], 1));
+  std::uint8_t* const bytes = host_.get();
   for (std::size_t i = 0; i < count_; ++i)
     if (offset[i + 1] > offset[i])
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes.get() + offset[i], out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes + offset[i], out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
                                          cudaMemcpyDeviceToHost, stream_));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const auto t2 = Clock::now();
-  std::vector<GpuBlockOut> outs = finish(blocks, info, {bytes.get(), offset[count_]}, offset, threads);
+  std::vector<GpuBlockOut> outs = finish(blocks, info, {bytes, offset[count_]}, offset, threads);
   const auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   last_collect_ = {secs(t1 - t0), secs(t2 - t1), secs(Clock::now() - t2)};
   return outs;
