@@ -294,27 +294,28 @@ PARCOMP_HD inline std::uint64_t mtf_run_after(std::uint64_t run, std::uint64_t b
 }
 // The symbols of index[a, b): put(symbol) for each; `run` zeros come in from before the chunk; the
 // last chunk also ends its own run.
+// A zero run of `run` (>= 1) as RUNA/RUNB digits, put(symbol) for each.
+template <typename Put>
+PARCOMP_HD inline void mtf_put_run(std::uint64_t run, Put& put) {
+  --run;
+  while (true) {
+    put((run & 1) != 0 ? kRunB : kRunA);
+    if (run < 2) break;
+    run = (run - 2) / 2;
+  }
+}
 template <typename Put>
 PARCOMP_HD inline void mtf_chunk_emit(const std::uint8_t* index, std::size_t a, std::size_t b, std::uint64_t run, bool last_chunk, Put put) {
-  auto flush = [&] {
-    if (run == 0) return;
-    --run;
-    while (true) {
-      put((run & 1) != 0 ? kRunB : kRunA);
-      if (run < 2) break;
-      run = (run - 2) / 2;
-    }
-    run = 0;
-  };
   for (std::size_t i = a; i < b; ++i) {
     if (index[i] == 0) {
       ++run;
       continue;
     }
-    flush();
+    if (run != 0) mtf_put_run(run, put);
+    run = 0;
     put(static_cast<std::uint16_t>(index[i] + 1));
   }
-  if (last_chunk) flush();
+  if (last_chunk && run != 0) mtf_put_run(run, put);
 }
 
 // After the symbols (n_symbols of them in mtfv, counted in t.mtf_freq): EOB, then sendMTFValues'
@@ -356,12 +357,25 @@ PARCOMP_HD inline void encode_mtf(const std::uint8_t* last, std::uint32_t n, Enc
   encode_set_used(t, bits);
   std::uint64_t yy[kMtfWords];
   for (int k = 0; k < kMtfWords; ++k) yy[k] = 0x0706050403020100ull + 0x0808080808080808ull * static_cast<std::uint64_t>(k);  // 0, 1, ..., 255
-  mtf_chunk_indices(last, t.to_seq, 0, n, yy, w.mtf_index);
+  // bzip2's one pass (the GPU's chunks run mtf_chunk_indices and mtf_chunk_emit, two): each byte's
+  // place and its symbols at once, the places not stored (one pass over the block, not three).
   std::size_t wr = 0;
-  mtf_chunk_emit(w.mtf_index, 0, n, 0, true, [&](std::uint16_t v) {
+  auto put = [&](std::uint16_t v) {
     w.mtfv[wr++] = v;
     ++t.mtf_freq[v];
-  });
+  };
+  std::uint64_t front = yy[0], run = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint8_t v = t.to_seq[last[i]];
+    if ((front & 0xffu) == v) {
+      ++run;
+      continue;
+    }
+    if (run != 0) mtf_put_run(run, put);
+    run = 0;
+    put(static_cast<std::uint16_t>(mtf_move(front, yy, v) + 1));
+  }
+  if (run != 0) mtf_put_run(run, put);
   encode_end_mtf(w.mtfv, wr, t);
 }
 
