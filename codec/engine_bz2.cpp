@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <span>
 
 namespace parcomp::engine {
 
@@ -47,9 +48,52 @@ Options cpu_only(const Options& o, const char* what, const std::string& why) {
   return c;
 }
 
+// A block of the input: a view into the read chunk that holds it (not copied out).
 struct InBlock {
   std::uint64_t seq = 0;
-  Bytes bytes;
+  std::shared_ptr<const std::uint8_t> chunk;
+  std::span<const std::uint8_t> bytes;
+};
+
+// The reader's chunks: blocks are views into them, and a chunk of the standard size goes back to
+// a few kept ones once its last block is done, so that its pages are not faulted in again (ours).
+// Declared before the job whose blocks hold them.
+class ChunkPool {
+ public:
+  explicit ChunkPool(std::size_t size) : size_(size) {}
+  ChunkPool(const ChunkPool&) = delete;
+  ChunkPool& operator=(const ChunkPool&) = delete;
+  ~ChunkPool() {
+    for (std::uint8_t* p : free_) delete[] p;
+  }
+  std::size_t size() const { return size_; }
+  // A chunk of at least `need` bytes (size() or more; not zeroed).
+  std::shared_ptr<std::uint8_t> take(std::size_t need) {
+    if (need > size_) return std::shared_ptr<std::uint8_t>(new std::uint8_t[need], std::default_delete<std::uint8_t[]>());
+    std::uint8_t* p = nullptr;
+    {
+      const std::lock_guard lock(m_);
+      if (!free_.empty()) {
+        p = free_.back();
+        free_.pop_back();
+      }
+    }
+    if (p == nullptr) p = new std::uint8_t[size_];
+    return std::shared_ptr<std::uint8_t>(p, [this](std::uint8_t* q) {
+      const std::lock_guard lock(m_);
+      if (free_.size() < kKept) {
+        free_.push_back(q);
+      } else {
+        delete[] q;
+      }
+    });
+  }
+
+ private:
+  static constexpr std::size_t kKept = 8;
+  std::mutex m_;
+  std::vector<std::uint8_t*> free_;
+  std::size_t size_;
 };
 struct OutBits {
   bz2::BlockBits bits;
@@ -235,6 +279,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   o = with_bz2_batches(o, kBz2GpuCompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
+  ChunkPool chunks(std::size_t{16} << 20);  // before the job: its blocks hold chunks
   Job<InBlock, OutBits> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
@@ -244,12 +289,13 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   std::mutex stats_m;
   std::uint64_t bytes_in = 0;
 
-  // Blocks where bzip2's program closes them (bz2::cut_block), from 8 MiB reads into one buffer
-  // (not zeroed; the unfinished block moved to its front before each read, grown only for a block
-  // longer than the buffer holds).
+  // Blocks where bzip2's program closes them (bz2::cut_block), from 8 MiB reads into chunks of the
+  // pool (not zeroed); a block is a view into its chunk. When a block does not close inside a
+  // chunk, its bytes so far start a new chunk (blocks already handed out keep theirs), or the
+  // chunk takes the next read where no block has been cut from it yet.
   auto reader = [&] {
     constexpr std::size_t kRead = std::size_t{8} << 20;
-    std::unique_ptr<std::uint8_t[]> buf;
+    std::shared_ptr<std::uint8_t> buf;
     std::size_t cap = 0, len = 0, start = 0;
     bz2::CutState cut_state;
     bool eof = false;
@@ -257,17 +303,14 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       if (!job.wait_for_room()) return;
       std::size_t cut = 0;
       while ((cut = bz2::cut_block(cut_state, {buf.get() + start, len - start}, o.level, eof)) == 0 && !eof) {
-        if (start > 0) {
-          std::memmove(buf.get(), buf.get() + start, len - start);
-          len -= start;
+        const std::size_t tail = len - start;
+        if (start > 0 || tail + kRead > cap) {
+          std::shared_ptr<std::uint8_t> next = chunks.take(tail + kRead);
+          if (tail > 0) std::memcpy(next.get(), buf.get() + start, tail);
+          buf = std::move(next);
+          cap = std::max(chunks.size(), tail + kRead);
+          len = tail;
           start = 0;
-        }
-        if (len + kRead > cap) {
-          const std::size_t grown = std::max(2 * cap, len + kRead);
-          std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[grown]);
-          if (len > 0) std::memcpy(bigger.get(), buf.get(), len);
-          buf = std::move(bigger);
-          cap = grown;
         }
         const std::size_t got = read_full(in, buf.get() + len, kRead);
         len += got;
@@ -278,7 +321,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       if (cut == 0) break;
       InBlock b;
       b.seq = seq++;
-      b.bytes.assign(buf.get() + start, buf.get() + start + cut);
+      b.chunk = buf;
+      b.bytes = {buf.get() + start, cut};
       start += cut;
       job.push(std::move(b));
     }
