@@ -157,6 +157,104 @@ std::size_t cut_block(std::span<const std::uint8_t> in, int level, bool final) {
   return cut_block(st, in, level, final);
 }
 
+std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level, bool final, unsigned threads) {
+  // A run starts where a byte differs from the one before it (a stretch starts) and every 255
+  // bytes into a stretch; a run of 1 to 3 adds that many bytes to its block, a longer one 5.
+  // Blocks start at runs, so the runs are the same from any block's start: with Q(r) the bytes of
+  // the runs before run start r, a block from x ends at the first run start y > x with
+  // Q(y) - Q(x) >= fill.
+  const std::size_t n = in.size(), fill = block_fill(level);
+  const std::uint8_t* p = in.data();
+  std::vector<std::size_t> cuts;
+  if (n == 0) return cuts;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads <= 2) {  // cut_block's eight-byte steps, block after block: faster than the tiles on one or two threads
+    for (std::size_t at = 0; at < n;) {
+      const std::size_t c = cut_block(in.subspan(at), level, final);
+      if (c == 0) break;
+      cuts.push_back(c);
+      at += c;
+    }
+    return cuts;
+  }
+  const std::size_t limit = n;  // a cut needs no byte after it: the runs before it end there
+  constexpr std::size_t kTile = std::size_t{1} << 16;
+  const std::size_t tiles = (limit + kTile - 1) / kTile;
+  auto tile_end = [&](std::size_t t) { return std::min(limit, (t + 1) * kTile); };
+  // Each tile's last stretch start (n: none inside), then the stretch start of each tile's first byte.
+  std::vector<std::size_t> last_start(tiles, n), first_stretch(tiles, 0);
+  for_each_block(tiles, threads, [&](std::size_t t) {
+    for (std::size_t i = tile_end(t); i-- > std::max<std::size_t>(t * kTile, 1);)
+      if (p[i] != p[i - 1]) {
+        last_start[t] = i;
+        break;
+      }
+  });
+  for (std::size_t t = 1; t < tiles; ++t) {
+    const std::size_t a = t * kTile;
+    first_stretch[t] = p[a] != p[a - 1] ? a : last_start[t - 1] != n ? last_start[t - 1] : first_stretch[t - 1];
+  }
+  // The runs starting in tile t, in order: walk(t, f) calls f(r, ones, bytes): `ones` (8) runs of
+  // one byte each from r where eight bytes each differ from the next, else one run from r that adds
+  // `bytes` (ones = 0). A run's end is the next run's start (a stretch's end, or 255 bytes on).
+  auto walk = [&](std::size_t t, auto&& f) {
+    const std::size_t a = t * kTile, b = tile_end(t), ss = first_stretch[t];
+    std::size_t r = a;
+    if ((a - ss) % kMaxRun != 0) {  // byte a is inside a run: the next run starts at the stretch's end or 255 bytes into it
+      const std::size_t next = ss + ((a - ss) / kMaxRun + 1) * kMaxRun;
+      while (r < next && r < n && p[r] == p[ss]) ++r;
+    }
+    while (r < b) {
+      if (r + 9 <= n && r + 8 <= b && zero_bytes(load8(p + r) ^ load8(p + r + 1)) == 0) {
+        f(r, std::size_t{8}, std::size_t{8});
+        r += 8;
+        continue;
+      }
+      std::size_t e = r + 1;
+      while (e < n && e - r < kMaxRun && p[e] == p[r]) ++e;
+      const std::size_t len = e - r;
+      f(r, std::size_t{0}, len < 4 ? len : std::size_t{5});
+      r = e;
+    }
+  };
+  std::vector<std::uint64_t> q(tiles + 1, 0);  // bytes of the runs starting in each tile, then before each tile
+  for_each_block(tiles, threads, [&](std::size_t t) {
+    std::uint64_t sum = 0;
+    walk(t, [&sum](std::size_t, std::size_t, std::size_t bytes) { sum += bytes; });
+    q[t + 1] = sum;
+  });
+  for (std::size_t t = 0; t < tiles; ++t) q[t + 1] += q[t];
+  std::size_t x = 0, t = 0;
+  std::uint64_t qx = 0;
+  for (;;) {
+    const std::uint64_t target = qx + fill;
+    while (t < tiles && q[t + 1] < target) ++t;  // the first tile whose runs reach the target
+    std::size_t y = n;
+    std::uint64_t qy = 0;
+    for (; t < tiles && y == n; ++t) {
+      std::uint64_t at = q[t];
+      walk(t, [&](std::size_t r, std::size_t ones, std::size_t bytes) {
+        if (y == n) {
+          for (std::size_t k = 0; k < (ones == 0 ? 1 : ones); ++k)  // run starts r + k, at + k bytes before them
+            if (r + k > x && at + k >= target) {
+              y = r + k;
+              qy = at + k;
+              break;
+            }
+        }
+        at += bytes;
+      });
+      if (y != n) break;
+    }
+    if (y == n) break;
+    cuts.push_back(y - x);
+    x = y;
+    qx = qy;
+  }
+  if (final && x < n) cuts.push_back(n - x);
+  return cuts;
+}
+
 std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
   const std::size_t before = out.size();
   const std::size_t n = in.size();

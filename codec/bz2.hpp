@@ -57,6 +57,13 @@ struct CutState {
 };
 std::size_t cut_block(CutState& state, std::span<const std::uint8_t> in, int level, bool final);
 
+// Every block cut_block would cut from `in` (a block starts at its first byte), found on `threads`
+// threads (0: all): the blocks' lengths in order. With `final` the last block ends at the input's
+// end; without it the bytes after the last length are left for more input. Ours: the runs' sizes
+// summed per tile of the input in parallel, then each cut found in one or two tiles (on one or two
+// threads, cut_block block after block, which is faster there).
+std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level, bool final, unsigned threads = 0);
+
 // The stage on one block's input (runs are never split across blocks): appends to `out`,
 // returns the bytes appended.
 std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);

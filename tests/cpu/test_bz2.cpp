@@ -330,6 +330,65 @@ TEST(Bz2, BlockCutsInEightByteStepsAreTheOneByOneCuts) {
   }
 }
 
+// Every cut of an input at once (cut_blocks, tiles in parallel) against cut_block from each block's
+// start: inputs of several blocks with runs of every length (stretches of 253 to 259 bytes and of
+// up to 6 MB across tiles), noise and text, at levels 1 and 2, final or not (then every final
+// cut that lies inside the part), on 1 and 3 threads.
+TEST(Bz2, AllCutsAtOnceAreTheOneByOneCuts) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 24; ++k) {
+    const int kind = k % 6;
+    // Stretches shrink to about a fortieth in a block: inputs of them are 12 MB at level 1, so that
+    // several blocks close, some inside a stretch of MBs.
+    const bool long_runs = kind == 1 || kind == 3;
+    const int level = long_runs ? 1 : 1 + k % 2;
+    const std::size_t n = long_runs ? 12000000 + rng() % 300000 : bz2::block_fill(level) * (1 + rng() % 4) + rng() % 300000;
+    Bytes in;
+    if (kind == 5) {
+      in = word_text(n, seed + static_cast<std::uint64_t>(k));
+    } else {
+      const unsigned values = 1 + static_cast<unsigned>(rng() % 3);
+      std::uint8_t value = 'a';
+      while (in.size() < n) {
+        const std::uint64_t pick = rng() % 100;
+        std::size_t len = kind == 0 ? 1 + rng() % 5 : kind == 1 ? 253 + rng() % 7 : kind == 2 ? 1 + rng() % 600 : 1 + rng() % 8;
+        if (kind == 3 && pick == 0) len = 100000 + rng() % 6000000;  // a stretch over many tiles
+        // kind 1: stretches of exactly 253..259 bytes (each next to a different byte), around the 255 cap
+        value = kind == 1 ? static_cast<std::uint8_t>('a' + (value - 'a' + 1 + rng() % 2) % 3) : static_cast<std::uint8_t>('a' + rng() % values);
+        in.insert(in.end(), len, value);
+      }
+      in.resize(n);
+      if (kind == 4)
+        for (std::size_t i = 0; i < n; i += 1 + rng() % 64) in[i] = static_cast<std::uint8_t>(rng());
+    }
+    SCOPED_TRACE(::testing::Message() << "input " << k << " (" << n << " bytes), level " << level);
+    std::vector<std::size_t> want;
+    for (std::size_t at = 0; at < in.size();) {
+      const std::size_t c = bz2::cut_block(std::span(in).subspan(at), level, true);
+      want.push_back(c);
+      at += c;
+    }
+    for (const unsigned threads : {1u, 3u}) {
+      ASSERT_EQ(bz2::cut_blocks(in, level, true, threads), want) << threads << " threads";
+      const std::size_t part = n / 2 + rng() % (n / 2);
+      const std::vector<std::size_t> got = bz2::cut_blocks(std::span(in).first(part), level, false, threads);
+      ASSERT_LE(got.size(), want.size());
+      std::size_t end = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << "block " << i << " of a part of " << part << " bytes";
+        end += got[i];
+      }
+      ASSERT_LE(end, part);
+      // No cut left out that the part's bytes decide: the next one (if any) lies at or past its end.
+      if (got.size() < want.size()) {
+        ASSERT_GE(end + want[got.size()], part);
+      }
+    }
+  }
+}
+
 // The initial run-length stage in eight-byte steps against bzip2's byte-by-byte lines (as
 // compress.c's ADD_CHAR_TO_BLOCK writes them): runs of 1 to 300 bytes of 1 to 4 values, with and
 // without noise, text, every short length, appended after bytes already in the output.
