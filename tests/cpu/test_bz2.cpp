@@ -276,6 +276,19 @@ TEST(Bz2, BlocksCutAsBzip2sProgramCutsThem) {
 }
 
 // bzip2's block cut, one byte at a time (the lines of cut_block without its eight-byte steps).
+// n bytes of one run structure: kind 0 runs of 1 to kind0_longest bytes, 1 runs of up to 12, 2
+// runs of up to 300 with noise every 1 to 64 bytes, 3 text; runs of 1 to 4 values.
+Bytes run_input(int kind, std::size_t n, unsigned kind0_longest, std::mt19937_64& rng, std::uint64_t text_seed) {
+  if (kind == 3) return word_text(n, text_seed);
+  Bytes in;
+  const unsigned values = 1 + static_cast<unsigned>(rng() % 4), longest = kind == 0 ? kind0_longest : kind == 1 ? 12 : 300;
+  while (in.size() < n) in.insert(in.end(), 1 + rng() % longest, static_cast<std::uint8_t>('a' + rng() % values));
+  in.resize(n);
+  if (kind == 2)
+    for (std::size_t i = 0; i < n; i += 1 + rng() % 64) in[i] = static_cast<std::uint8_t>(rng());
+  return in;
+}
+
 std::size_t cut_one_by_one(const Bytes& in, int level) {
   const std::size_t fill = bz2::block_fill(level);
   std::size_t nblock = 0, run_len = 0;
@@ -306,17 +319,7 @@ TEST(Bz2, BlockCutsInEightByteStepsAreTheOneByOneCuts) {
   for (int k = 0; k < 60; ++k) {
     const int level = 1 + static_cast<int>(rng() % 2);
     const std::size_t n = bz2::block_fill(level) + rng() % 60000;
-    Bytes in;
-    const int kind = k % 4;
-    if (kind == 3) {
-      in = word_text(n, seed + static_cast<std::uint64_t>(k));
-    } else {
-      const unsigned values = 1 + static_cast<unsigned>(rng() % 4), longest = kind == 0 ? 3 : kind == 1 ? 12 : 300;
-      while (in.size() < n) in.insert(in.end(), 1 + rng() % longest, static_cast<std::uint8_t>('a' + rng() % values));
-      in.resize(n);
-      if (kind == 2)
-        for (std::size_t i = 0; i < n; i += 1 + rng() % 64) in[i] = static_cast<std::uint8_t>(rng());
-    }
+    const Bytes in = run_input(k % 4, n, 3, rng, seed + static_cast<std::uint64_t>(k));
     SCOPED_TRACE(::testing::Message() << "input " << k << ", level " << level);
     const std::size_t want = cut_one_by_one(in, level);
     ASSERT_EQ(bz2::cut_block(in, level, true), want);
@@ -410,17 +413,7 @@ TEST(Bz2, RunLengthStageInEightByteStepsIsBzip2s) {
   };
   for (int k = 0; k < 400; ++k) {
     const std::size_t n = k < 40 ? static_cast<std::size_t>(k) : 1 + rng() % (k % 10 == 0 ? 200000 : 2000);
-    Bytes in;
-    const int kind = k % 4;
-    if (kind == 3) {
-      in = word_text(n, seed + static_cast<std::uint64_t>(k));
-    } else {
-      const unsigned values = 1 + static_cast<unsigned>(rng() % 4), longest = kind == 0 ? 5 : kind == 1 ? 12 : 300;
-      while (in.size() < n) in.insert(in.end(), 1 + rng() % longest, static_cast<std::uint8_t>('a' + rng() % values));
-      in.resize(n);
-      if (kind == 2)
-        for (std::size_t i = 0; i < n; i += 1 + rng() % 64) in[i] = static_cast<std::uint8_t>(rng());
-    }
+    const Bytes in = run_input(k % 4, n, 5, rng, seed + static_cast<std::uint64_t>(k));
     SCOPED_TRACE(::testing::Message() << "input " << k << " of " << n << " bytes");
     Bytes got = {1, 2, 3};
     const std::size_t added = bz2::rle1_encode(in, got);
