@@ -35,6 +35,11 @@
 #include <system_error>
 #include <vector>
 
+namespace parcomp::bench {
+extern const char* const kGitSha;  // generated gitinfo.cpp (cmake/gitinfo.cmake)
+extern const bool kGitDirty;
+}
+
 namespace {
 
 using namespace parcomp;
@@ -198,7 +203,7 @@ Cli parse_args(int argc, char** argv) {
       usage(stdout);
       std::exit(kOk);
     } else if (a == "-V" || a == "--version") {
-      std::printf("%s\n", kVersion);
+      std::printf("%s\nbuilt from commit %s%s\n", kVersion, bench::kGitSha, bench::kGitDirty ? " (with uncommitted changes)" : "");
       std::exit(kOk);
     } else if (a.size() >= 2 && a[1] != '-') {  // combined short flags: -dc, -kv
       for (std::size_t k = 1; k < a.size(); ++k) {

@@ -42,9 +42,8 @@ J=$out/times.jsonl
 : > "$J"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1; echo "cores $(nproc)";
   echo "file $(basename "$file") $(sha256sum "$file" | cut -d' ' -f1)"
-  # the build's commit, from parcomp-bench beside parcomp (empty without it)
-  bench=$(dirname "$(command -v parcomp)")/parcomp-bench
-  { [ -x "$bench" ] && "$bench" --parcomp_device_info 2>/dev/null | python3 -c 'import json,sys; b=json.load(sys.stdin)["build"]; print(b["git_sha"] + ("-dirty" if b.get("git_dirty") else ""))' 2>/dev/null; } || echo "unknown (parcomp-bench did not run)"
+  # the build's commit (parcomp --version's second line)
+  parcomp --version | awk '/^built from commit/ {print $4 ($5 == "" ? "" : "-dirty"); found = 1} END {if (!found) print "unknown"}'
 } > "$out/env.txt" 2>&1
 W=$work
 run() {  # run LABEL INPUT_BYTES REFERENCE|- command...

@@ -4,6 +4,7 @@ an error or a signal, damaged and truncated input, several files, bounded memory
 GPU (the engine then uses the CPU workers); PARCOMP_BUILD names the build folder."""
 import os
 import pty
+import re
 import resource
 import shutil
 import signal
@@ -154,6 +155,15 @@ def test_several_files_continue_after_an_error(tmp_path):
     r = run(a, tmp_path / "missing", b)
     assert r.returncode == 1
     assert (tmp_path / "a.pcmp").exists() and (tmp_path / "b.pcmp").exists()
+
+
+def test_version_names_the_commit():
+    # A result must name the commit its binary came from: scripts/bz2-times.sh reads this line.
+    r = run("--version")
+    assert r.returncode == 0
+    lines = r.stdout.decode().splitlines()
+    assert lines[0].startswith("parcomp ")
+    assert re.fullmatch(r"built from commit ([0-9a-f]{40}|unknown)( \(with uncommitted changes\))?", lines[1]), lines
 
 
 def test_reads_version_two_containers():
