@@ -119,7 +119,8 @@ struct Options {
   // to fill a GPU (512 of 900k: 460 MB); 0 takes that default.
   std::size_t bz2_gpu_batch_blocks = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
-  std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins
+  std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins (4 in .bz2
+                                         // compression), one GPU's from the start with --gpu
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
   std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)
   Trace* trace = nullptr;  // records the run's timeline when set (parcomp --trace)

@@ -12,6 +12,7 @@
 #include "kernels/common/nvtx.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -33,6 +34,9 @@ using Bytes = std::vector<std::uint8_t>;
 // an H200 (9753843, --gpu, the Linux tarball and 5 copies of it): 64 blocks 1.02 s and 3.04 s,
 // 512 blocks 1.6 s and 4.2 s (and 2.5 GB of memory), as the reader waited on the large batches.
 constexpr std::size_t kBz2GpuCompressBatch = 64, kBz2GpuDecompressBatch = 512;
+// .bz2 compression's lanes per GPU (bz2_gpu_compress), and its batches in flight per GPU: one in each
+// lane, one readied in the slot, one being readied.
+constexpr std::size_t kBz2GpuCompressLanes = 2, kBz2GpuCompressInFlight = kBz2GpuCompressLanes + 2;
 
 // The options of a .bz2 job with GPUs: the GPU batch is .bz2's (Options::bz2_gpu_batch_blocks).
 Options with_bz2_batches(Options o, std::size_t batch) {
@@ -119,18 +123,11 @@ struct PreparedBatch {
 // batch. The host downloads the blocks and publishes them, as the CPU workers' results.
 template <typename J>
 void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
-  cudaStream_t stream = nullptr;
-  PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
-  DeviceBuffer<std::uint8_t> d_in, d_last, d_out;
-  DeviceBuffer<std::uint32_t> d_primary, d_crc;
-  DeviceBuffer<std::uint64_t> d_offsets, d_bits;
-  DeviceBytes scratch, encode_scratch;
   std::mutex hm;
   std::condition_variable hcv;
   std::optional<PreparedBatch> slot;  // readied, waiting for the GPU
   bool gpu_gone = false;
-  std::uint64_t blocks_done = 0;
+  std::atomic<std::uint64_t> blocks_done{0};
   Trace* const tr = o.trace;
   std::thread preparer([&] {
     try {
@@ -184,7 +181,16 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
     }
     preparer.join();
   };
-  try {
+  // A lane: its own stream and buffers; it takes a readied batch, sorts, encodes, downloads and
+  // publishes it. The empty batch that ends the work stays in the slot for the other lane.
+  auto lane_loop = [&] {
+    cudaStream_t stream = nullptr;
+    PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
+    DeviceBuffer<std::uint8_t> d_in, d_last, d_out;
+    DeviceBuffer<std::uint32_t> d_primary, d_crc;
+    DeviceBuffer<std::uint64_t> d_offsets, d_bits;
+    DeviceBytes scratch, encode_scratch;
     const std::string lane = tr != nullptr ? tr->lane("stage") : std::string();
     auto stage = [&](const char* what, double& from, std::uint64_t blocks) {
       if (tr == nullptr) return;
@@ -197,12 +203,12 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       double at = tr != nullptr ? tr->now() : 0.0;
       {
         std::unique_lock lock(hm);
-        hcv.wait(lock, [&] { return slot.has_value(); });
+        hcv.wait(lock, [&] { return slot.has_value() || gpu_gone; });
+        if (gpu_gone || slot->items.empty()) return;  // the end (left in the slot for the other lane), or a failure
         b = std::move(*slot);
         slot.reset();
         hcv.notify_all();
       }
-      if (b.items.empty()) break;
       const std::size_t n = b.offsets.back(), count = b.items.size();
       stage("wait", at, 0);
       std::size_t largest = 0;
@@ -252,12 +258,33 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       stage("publish", at, count);
       blocks_done += count;
     }
-  } catch (...) {
-    job.fail(std::current_exception());  // stops the job first: the preparer may wait in claim()
-    stop_preparer();
-    return;
-  }
+  };
+  // kBz2GpuCompressLanes lanes: while one lane's batch waits on the host (the sort's rounds each
+  // end in a copy of a count, the download, the publishing) or leaves SMs idle (64 blocks are 64
+  // CTAs of the encoder), the other's runs.
+  std::exception_ptr lane_error;
+  std::mutex lane_error_m;
+  auto run_lane = [&] {
+    try {
+      PARCOMP_CUDA_CHECK(cudaSetDevice(device));
+      lane_loop();
+    } catch (...) {
+      {
+        const std::lock_guard lock(lane_error_m);
+        if (!lane_error) lane_error = std::current_exception();
+      }
+      job.fail(std::current_exception());  // stops the job first: the preparer may wait in claim()
+      const std::lock_guard lock(hm);
+      gpu_gone = true;  // ends the other lane and the preparer
+      hcv.notify_all();
+    }
+  };
+  std::vector<std::thread> lanes;
+  for (std::size_t k = 1; k < kBz2GpuCompressLanes; ++k) lanes.emplace_back(run_lane);
+  run_lane();
+  for (auto& t : lanes) t.join();
   stop_preparer();
+  if (lane_error) return;
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);
     st.gpus.push_back(device);
@@ -349,7 +376,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     });
   };
   auto gpu_manager = [&] {
-    manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); });
+    manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, kBz2GpuCompressInFlight);
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
