@@ -291,6 +291,57 @@ std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8
   return out.size() - before;
 }
 
+bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
+  const std::size_t before = out.size(), n = in.size();
+  out.resize(before + n + n / 8 + 512);  // grown below where runs expand further
+  const std::uint8_t* p = in.data();
+  std::uint8_t* o = out.data() + before;
+  std::uint8_t* end = out.data() + out.size();
+  auto room = [&](std::size_t need) {  // at least `need` bytes writable at o
+    if (static_cast<std::size_t>(end - o) >= need) return;
+    const std::size_t at = static_cast<std::size_t>(o - out.data());
+    out.resize(std::max(out.size() * 2, at + need + (n - static_cast<std::size_t>(p - in.data())) + 512));
+    o = out.data() + at;
+    end = out.data() + out.size();
+  };
+  const std::uint8_t* const stop = in.data() + n;
+  // p is always a start: the first byte, the byte after a count, or a byte that differs from the
+  // one before it, where the count of equal bytes begins at one.
+  while (p < stop) {
+    // Eight bytes at once where no four equal bytes begin among them: all eight are plain bytes,
+    // and p + 8 may be taken as a start (a run that reaches it from before stays shorter than four
+    // either way), as in rle1_encode.
+    while (stop - p >= 11) {
+      const std::uint64_t w0 = load8(p), w1 = load8(p + 1), w2 = load8(p + 2), w3 = load8(p + 3);
+      if ((zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) != 0) break;
+      room(8);
+      std::memcpy(o, &w0, 8);
+      o += 8;
+      p += 8;
+    }
+    if (p >= stop) break;
+    const std::uint8_t c = *p;
+    const std::uint8_t* q = p + 1;
+    while (q < stop && *q == c && q - p < 4) ++q;
+    if (q - p < 4) {  // one to three plain bytes; q is a start
+      room(3);
+      for (; p < q; ++p) *o++ = c;
+      continue;
+    }
+    if (q == stop) {  // four equal bytes without their count
+      out.resize(static_cast<std::size_t>(o - out.data()));
+      return false;
+    }
+    const std::size_t len = 4 + std::size_t{*q};
+    room(len);
+    std::memset(o, c, len);
+    o += len;
+    p = q + 1;  // after a count: a start, even if its byte equals c
+  }
+  out.resize(static_cast<std::size_t>(o - out.data()));
+  return true;
+}
+
 // ---- writing a block (compress.c, huffman.c; the lines in common/bz2_encode.hpp) ----------------------
 
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
@@ -384,30 +435,11 @@ void StreamWriter::finish(std::vector<std::uint8_t>& out) {
   corrupt(where, s.error_bit, what);
 }
 
-namespace {
-
-// finish_block over a generator of the block's bytes after the inverse BWT (next() gives the
-// next; s.nblock of them): the CPU reader walks its rows straight into the inverse run-length
-// stage, the GPU's host side reads the bytes the GPU wrote.
-template <typename Next>
-BlockResult finish_block_from(Next next, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out, const Where& where) {
+BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
+                         const Where& where) {
+  if (bwt_bytes.size() != s.nblock) throw ContractError("bz2::finish_block: " + std::to_string(bwt_bytes.size()) + " bytes for a block of " + std::to_string(s.nblock));
   const std::size_t first = out.size();
-  // The inverse of the initial run-length stage: after four equal bytes, a count of more.
-  unsigned prev = 256;
-  int same = 0;
-  for (std::uint32_t i = 0; i < s.nblock; ++i) {
-    const std::uint8_t c = next();
-    if (same == 4) {
-      out.insert(out.end(), c, static_cast<std::uint8_t>(prev));
-      same = 0;
-      prev = 256;
-      continue;
-    }
-    same = c == prev ? same + 1 : 1;
-    prev = c;
-    out.push_back(c);
-  }
-  if (same == 4) {
+  if (!rle1_decode(bwt_bytes, out)) {
     out.resize(first);
     corrupt(where, s.end_bit, "the block ends inside a run (four equal bytes without their count)");
   }
@@ -422,15 +454,6 @@ BlockResult finish_block_from(Next next, const BlockSymbols& s, std::uint64_t bi
     corrupt(where, bit, "block CRC " + std::to_string(crc) + " differs from the stored " + std::to_string(r.stored_crc));
   }
   return r;
-}
-
-}  // namespace
-
-BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
-                         const Where& where) {
-  if (bwt_bytes.size() != s.nblock) throw ContractError("bz2::finish_block: " + std::to_string(bwt_bytes.size()) + " bytes for a block of " + std::to_string(s.nblock));
-  const std::uint8_t* p = bwt_bytes.data();
-  return finish_block_from([&p] { return *p++; }, s, bit, out, where);
 }
 
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,

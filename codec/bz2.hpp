@@ -67,6 +67,10 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
 // The stage on one block's input (runs are never split across blocks): appends to `out`,
 // returns the bytes appended.
 std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);
+// Its inverse on one block's bytes after the inverse BWT (after four equal bytes, a count of 0 to
+// 255 more): appends to `out`. False: the bytes end inside a run (four equal bytes without their
+// count); `out` then holds what came before it. Eight bytes a step where no four equal bytes begin.
+bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);
 
 // ---- writing ----------------------------------------------------------------------------------
 

@@ -424,6 +424,60 @@ TEST(Bz2, RunLengthStageInEightByteStepsIsBzip2s) {
   }
 }
 
+// The inverse of the stage, eight bytes a step, against bzip2's byte-at-a-time state machine
+// (unRLE_obuf_to_output_FAST: after four equal bytes a count, then counting starts afresh): on the
+// stage's own output (which it must give back), and on any bytes (counts in runs of equal bytes,
+// runs of four right after a count, a block ending inside a run: refused).
+TEST(Bz2, RunLengthDecodeInEightByteStepsIsTheStateMachine) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  auto oracle = [](const Bytes& in, Bytes& out) {
+    unsigned prev = 256;
+    int same = 0;
+    for (const std::uint8_t c : in) {
+      if (same == 4) {
+        out.insert(out.end(), c, static_cast<std::uint8_t>(prev));
+        same = 0;
+        prev = 256;
+        continue;
+      }
+      same = c == prev ? same + 1 : 1;
+      prev = c;
+      out.push_back(c);
+    }
+    return same != 4;
+  };
+  for (int k = 0; k < 600; ++k) {
+    const std::size_t n = k < 40 ? static_cast<std::size_t>(k) : 1 + rng() % (k % 10 == 0 ? 200000 : 2000);
+    Bytes in = run_input(k % 4, n, 9, rng, seed + static_cast<std::uint64_t>(k));
+    if (k % 3 == 0) {  // the stage's own output: decoding gives the input back
+      Bytes encoded;
+      bz2::rle1_encode(in, encoded);
+      Bytes back = {7};
+      ASSERT_TRUE(bz2::rle1_decode(encoded, back)) << "input " << k;
+      ASSERT_EQ(back.size(), 1 + in.size()) << "input " << k;
+      ASSERT_TRUE(std::equal(in.begin(), in.end(), back.begin() + 1)) << "input " << k;
+      continue;
+    }
+    if (k % 3 == 2 && !in.empty())  // counts of any value (up to 255) after the runs
+      for (std::size_t i = 0; i + 4 < in.size(); i += 1 + rng() % 16)
+        if (in[i] == in[i + 1] && in[i] == in[i + 2] && in[i] == in[i + 3]) in[i + 4] = static_cast<std::uint8_t>(rng());
+    Bytes want = {1, 2}, got = {1, 2};
+    const bool ok = oracle(in, want);
+    SCOPED_TRACE(::testing::Message() << "input " << k << " of " << n << " bytes");
+    ASSERT_EQ(bz2::rle1_decode(in, got), ok);
+    if (ok) ASSERT_TRUE(got == want);
+  }
+  for (const Bytes& cut : {Bytes{5, 5, 5, 5}, Bytes{1, 2, 9, 9, 9, 9}, Bytes{3, 3, 3, 3, 0, 3, 3, 3, 3}}) {  // ends inside a run
+    Bytes out;
+    EXPECT_FALSE(bz2::rle1_decode(cut, out));
+  }
+  Bytes out;  // a count of 255, then four equal bytes start afresh right after it
+  ASSERT_TRUE(bz2::rle1_decode(Bytes{7, 7, 7, 7, 255, 7, 7, 7, 7, 1, 8}, out));
+  EXPECT_EQ(out.size(), 259u + 5u + 1u);
+}
+
 TEST(Bz2, PeriodicBlocksDifferInOrigPtrAlone) {
   for (const auto& [label, in] : std::vector<std::pair<std::string, Bytes>>{{"ab", periodic(65536, "ab")}, {"abc", periodic(300003, "abc")},
                                                                             {"one period", periodic(5000, "0123456789")}}) {
