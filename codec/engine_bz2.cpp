@@ -62,8 +62,10 @@ struct InBlock {
 };
 
 // The reader's chunks: blocks are views into them, and a chunk of the standard size goes back to
-// a few kept ones once its last block is done, so that its pages are not faulted in again (ours).
-// Declared before the job whose blocks hold them.
+// the pool once its last block is done, so that its pages are not faulted in again (ours). The pool
+// keeps every chunk given back: at most as many as were live at once, which the reader's room
+// bounds (with --gpu about 30 of them; a pool of 8 faulted most chunks in afresh). Declared before
+// the job whose blocks hold them.
 class ChunkPool {
  public:
   explicit ChunkPool(std::size_t size) : size_(size) {}
@@ -87,16 +89,11 @@ class ChunkPool {
     if (p == nullptr) p = new std::uint8_t[size_];
     return std::shared_ptr<std::uint8_t>(p, [this](std::uint8_t* q) {
       const std::lock_guard lock(m_);
-      if (free_.size() < kKept) {
-        free_.push_back(q);
-      } else {
-        delete[] q;
-      }
+      free_.push_back(q);
     });
   }
 
  private:
-  static constexpr std::size_t kKept = 8;
   std::mutex m_;
   std::vector<std::uint8_t*> free_;
   std::size_t size_;
@@ -308,7 +305,11 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   o = with_bz2_batches(o, kBz2GpuCompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
-  ChunkPool chunks(std::size_t{16} << 20);  // before the job: its blocks hold chunks
+  // Reads of 32 MiB into chunks of 33 MiB (a read and an unfinished block's bytes before it, up
+  // to 1 MiB; more, in inputs of long runs, takes a chunk of its own). Each cut_blocks call starts
+  // its threads afresh: with reads of 8 MiB that was about 2 ms a read on the H200 host.
+  constexpr std::size_t kRead = std::size_t{32} << 20;
+  ChunkPool chunks(kRead + (std::size_t{1} << 20));  // before the job: its blocks hold chunks
   Job<InBlock, OutBits> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
@@ -318,7 +319,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   std::mutex stats_m;
   std::uint64_t bytes_in = 0;
 
-  // Blocks where bzip2's program closes them, from 8 MiB reads into chunks of the pool (not
+  // Blocks where bzip2's program closes them, from reads into chunks of the pool (not
   // zeroed); a block is a view into its chunk. bz2::cut_blocks finds every cut in what has been
   // read at once, its tiles on every host thread (one thread cutting, 0.75-1.45 GB/s, bounded GPU
   // compression). When no block closes in what is there, the unfinished block's bytes start a new
@@ -329,7 +330,6 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const unsigned cut_threads = hardware > cpu_workers ? hardware - cpu_workers : 1;
   auto reader = [&] {
-    constexpr std::size_t kRead = std::size_t{8} << 20;
     std::shared_ptr<std::uint8_t> buf;
     std::size_t cap = 0, len = 0, start = 0;
     std::deque<std::size_t> cuts;  // blocks found from start, not yet handed out
@@ -583,6 +583,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   bool junk = false;  // the writer saw the last stream end: the reader only counts the rest
 
   auto reader = [&] {
+    constexpr std::size_t kRead = std::size_t{8} << 20;
     auto window = std::make_shared<Bytes>(bz2::kHeaderBytes);
     const std::size_t got = read_full(in, window->data(), bz2::kHeaderBytes);
     window->resize(got);
@@ -597,7 +598,6 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       known_to = scan_from;
       job.cv.notify_all();
     }
-    constexpr std::size_t kRead = std::size_t{8} << 20;
     bool eof = false;
     while (!eof) {
       {
