@@ -119,6 +119,15 @@ struct Options {
   // to fill a GPU (512 of 900k: 460 MB); 0 takes that default.
   std::size_t bz2_gpu_batch_blocks = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
+  // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of
+  // bz2_gpu_from_bytes or more (input_bytes: its size when known, 0 when not, as from a pipe) goes to
+  // the GPUs alone, and to CPU workers on every hardware thread if no GPU starts; a smaller or
+  // unknown one to the CPU workers. 128 MiB: measured on the H200 host (16 threads), where the GPUs
+  // compress the 208 MB Linux tarball faster than the CPU workers (0.53-0.66 s against 0.96-0.99)
+  // and decompress 5 copies of it (180 MB compressed) faster (1.03-1.14 s against 1.46-1.68), but
+  // not one copy (37 MB compressed: 0.50-0.62 s against 0.35-0.38).
+  std::uint64_t input_bytes = 0;
+  std::uint64_t bz2_gpu_from_bytes = std::uint64_t{128} << 20;
   std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins (4 in .bz2
                                          // compression), one GPU's from the start with --gpu
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
@@ -148,9 +157,9 @@ Stats decompress(Source& in, Sink& out, const Options& options);
 // workers, written as one stream whose bytes are bzip2's. Decompression finds the blocks by their
 // magics (every bit offset; a magic inside a block's data is told apart by decoding from the block
 // before it), decodes them on the CPU workers and checks every CRC. With require_gpu (--gpu) the
-// GPUs take .bz2 work too: they sort and write the blocks in compression (the host packs them), and decode
-// batches of blocks in decompression (codec/bz2_gpu.hpp); both are tested on H100 and H200 but
-// not the default, being slower than the CPU workers except in compression of large inputs. compress() and decompress() call these for .bz2.
+// GPUs take the .bz2 work alone: they sort and write the blocks in compression (the host packs
+// them), and decode batches of blocks in decompression (codec/bz2_gpu.hpp); by default they do so
+// for inputs of Options::bz2_gpu_from_bytes and more. compress() and decompress() call these for .bz2.
 Stats compress_bz2(Source& in, Sink& out, const Options& options);
 Stats decompress_bz2(Source& in, Sink& out, const Options& options);
 

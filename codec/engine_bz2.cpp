@@ -30,10 +30,12 @@ namespace {
 using Bytes = std::vector<std::uint8_t>;
 
 // The GPU batches of .bz2 (unless Options::bz2_gpu_batch_blocks says): the decoder gives some of
-// a block's stages one thread, so it takes 512 blocks at a time; the writer takes 64, measured on
-// an H200 (9753843, --gpu, the Linux tarball and 5 copies of it): 64 blocks 1.02 s and 3.04 s,
-// 512 blocks 1.6 s and 4.2 s (and 2.5 GB of memory), as the reader waited on the large batches.
-constexpr std::size_t kBz2GpuCompressBatch = 64, kBz2GpuDecompressBatch = 512;
+// a block's stages one thread, so it takes 512 blocks at a time (on 25 copies of the Linux tarball,
+// H200, a925193: 2.91-3.07 s, against 3.25 s with 256 and 3.43 s with 128); the writer takes 128,
+// measured on an H200 with its two lanes (a925193, --gpu): 0.63-0.66 s, 1.33-1.38 s and 4.59-4.63 s
+// on 1, 5 and 25 copies of the tarball, against 0.63-0.67, 1.38-1.40 and 5.13-5.18 s with 64 and
+// 4.72-4.78 s with 256 (before the lanes, at 9753843, 64 had beaten 512 by far: the reader waited).
+constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 512;
 // .bz2 compression's lanes per GPU (bz2_gpu_compress), and its batches in flight per GPU: one in each
 // lane, one readied in the slot, one being readied.
 constexpr std::size_t kBz2GpuCompressLanes = 2, kBz2GpuCompressInFlight = kBz2GpuCompressLanes + 2;
@@ -52,6 +54,24 @@ Options cpu_only(const Options& o, const char* what, const std::string& why) {
   Options c = o;
   c.use_gpus = false;
   return c;
+}
+
+// The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
+// bz2_gpu_from_bytes or more on the GPUs alone (gpu_first: CPU workers on every hardware thread if
+// none starts), a smaller or unknown one on the CPU workers; --cpu's CPU workers.
+Options bz2_workers(const Options& options, const char* what, bool& gpu_first) {
+  gpu_first = false;
+  if (options.use_gpus && options.require_gpu) return options;
+  Options o = options;
+  if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes > 0 && options.input_bytes >= options.bz2_gpu_from_bytes) {
+    o.cpu_threads = 0;
+    gpu_first = true;
+    note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
+                std::to_string(options.bz2_gpu_from_bytes) + " or more (--cpu keeps it on the CPU workers)");
+    return o;
+  }
+  if (options.use_gpus) o.require_gpu = false;
+  return cpu_only(o, what, "by default below " + std::to_string(options.bz2_gpu_from_bytes) + " bytes of input, or of unknown size (--gpu: the GPUs)");
 }
 
 // A block of the input: a view into the read chunk that holds it (not copied out).
@@ -294,15 +314,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress_bz2");
   const auto t0 = Clock::now();
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
-  // The GPUs sort and write the blocks only when asked (--gpu): on a 16-core H100 or H200 host they
-  // beat the CPU workers only on inputs of about 1 GB and more (RESULTS.md, .bz2 on the GPU); by
-  // default .bz2 runs on the CPU workers.
-  Options o = options;
-  if (!(options.use_gpus && options.require_gpu)) {
-    if (options.use_gpus) o.require_gpu = false;
-    o = cpu_only(o, ".bz2 compression", "by default: --gpu has the GPUs sort and write the blocks, faster than the CPU workers only on large inputs");
-  }
-  o = with_bz2_batches(o, kBz2GpuCompressBatch);
+  bool gpu_first = false;
+  Options o = with_bz2_batches(bz2_workers(options, ".bz2 compression", gpu_first), kBz2GpuCompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   // Reads of 32 MiB into chunks of 33 MiB (a read and an unfinished block's bytes before it, up
@@ -376,7 +389,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     });
   };
   auto gpu_manager = [&] {
-    manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, kBz2GpuCompressInFlight);
+    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, kBz2GpuCompressInFlight, gpu_first) &&
+        gpu_first)
+      cpu_fallback(job, o, st, stats_m, cpu_worker);
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
@@ -556,15 +571,8 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
 Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::decompress_bz2");
   const auto t0 = Clock::now();
-  // The GPUs decode only when asked (--gpu): measured slower than 16 CPU workers so far (a block's
-  // symbols are one GPU thread's serial chain; RESULTS.md); by default .bz2 decompression runs on
-  // the CPU workers.
-  Options o = options;
-  if (!(options.use_gpus && options.require_gpu)) {
-    if (options.use_gpus) o.require_gpu = false;
-    o = cpu_only(o, ".bz2 decompression", "by default: --gpu has the GPUs decode the blocks, slower than the CPU workers so far");
-  }
-  o = with_bz2_batches(o, kBz2GpuDecompressBatch);
+  bool gpu_first = false;
+  Options o = with_bz2_batches(bz2_workers(options, ".bz2 decompression", gpu_first), kBz2GpuDecompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   Job<Candidate, Decoded> job;
@@ -785,7 +793,9 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     if (o.on_progress) o.on_progress({st.compressed_bytes, written, since(t0)});
   };
   auto gpu_manager = [&] {
-    manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_decompress(job, o, st, stats_m, d); });
+    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_decompress(job, o, st, stats_m, d); }, kGpuBatchesInFlight, gpu_first) &&
+        gpu_first)
+      cpu_fallback(job, o, st, stats_m, cpu_worker);
   };
   run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   st.seconds = since(t0);

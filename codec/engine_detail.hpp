@@ -259,15 +259,17 @@ inline void note(const Options& o, const std::string& what) {
 // The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
 // first, then runs work(device) on a thread per ready device (the options' devices, or all).
 // batches_in_flight: how many of its batches a GPU's worker holds at once (the reader's room
-// grows by that many batches per GPU). With --gpu (require_gpu) the room for one GPU is there from
-// the start, so that the reader fills the first batches during CUDA's start-up (0.2-0.3 s on the
-// H200 host, when the reader used to stop after 4 blocks).
+// grows by that many batches per GPU). With gpus_expected (--gpu, or .bz2 by the input's size) the
+// room for one GPU is there from the start, so that the reader fills the first batches during
+// CUDA's start-up (0.2-0.3 s on the H200 host, when the reader used to stop after 4 blocks).
+// True: a GPU started (its work ran); false: none did.
 template <typename J>
-void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
-                 const std::function<void(int)>& work, std::size_t batches_in_flight = kGpuBatchesInFlight) {
+bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
+                 const std::function<void(int)>& work, std::size_t batches_in_flight = kGpuBatchesInFlight,
+                 bool gpus_expected = false) {
   gpu_warmup::start();
   std::size_t room_for = 0;  // GPUs whose batches the reader's room already holds
-  if (o.max_blocks_in_flight == 0 && o.require_gpu) {
+  if (o.max_blocks_in_flight == 0 && (o.require_gpu || gpus_expected)) {
     const std::lock_guard lock(job.m);
     job.cap += batches_in_flight * o.gpu_batch_blocks;
     room_for = 1;
@@ -286,7 +288,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
         continue;  // --gpu: the work waits for the GPU
       }
       note(o, "GPUs not used: the input ended before CUDA was ready");
-      return;
+      return false;
     }
     job.cv.wait_for(lock, std::chrono::milliseconds(5));
   }
@@ -302,7 +304,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     const std::string why = w.ready.empty() ? w.why_none : "none of the devices asked for";
     note(o, "no GPU: " + why + "; the CPU workers do all the work");
     if (o.require_gpu) throw ContractError("--gpu: " + why);
-    return;
+    return false;
   }
   {
     const std::lock_guard lock(stats_m);
@@ -321,6 +323,33 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       try {
         PARCOMP_CUDA_CHECK(cudaSetDevice(d));
         work(d);
+      } catch (...) {
+        job.fail(std::current_exception());
+      }
+    });
+  for (auto& t : threads) t.join();
+  return true;
+}
+
+// When the GPUs were to do a job alone and none started: CPU workers on every hardware thread,
+// run from the GPU manager's thread (which counts as a worker until they end).
+template <typename J>
+void cpu_fallback(J& job, const Options& o, Stats& st, std::mutex& stats_m, const std::function<void()>& cpu_worker) {
+  const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  {
+    const std::lock_guard lock(stats_m);
+    st.cpu_workers = n;
+  }
+  if (o.max_blocks_in_flight == 0) {
+    const std::lock_guard lock(job.m);
+    job.cap = std::max(job.cap, flight_cap(o, n));
+    job.cv.notify_all();
+  }
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < n; ++i)
+    threads.emplace_back([&job, &cpu_worker] {
+      try {
+        cpu_worker();
       } catch (...) {
         job.fail(std::current_exception());
       }

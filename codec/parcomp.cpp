@@ -83,11 +83,12 @@ void usage(std::FILE* to) {
                "      --block BYTES   block size (default 1M; K and M suffixes are powers of 1024)\n"
                "      --cpu           CPU workers only\n"
                "      --gpu           GPU workers only (an error without a GPU); with -1 .. -9 the GPUs sort and\n"
-               "                      write the .bz2 blocks, with -d they decode them (slower than the\n"
-               "                      CPU workers except in compressing large inputs)\n"
+               "                      write the .bz2 blocks, with -d they decode them. By default .bz2 files of\n"
+               "                      128 MiB and more go to the GPUs (to the CPU workers if none starts),\n"
+               "                      smaller ones and standard input to the CPU workers\n"
                "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
                "      --threads N     CPU workers (default: one per hardware thread)\n"
-               "      --gpu-batch N   blocks a GPU takes at a time (default 64; 512 in .bz2 decompression,\n"
+               "      --gpu-batch N   blocks a GPU takes at a time (default 64; .bz2: 128, and 512 in decompression,\n"
                "                      whose GPU stages give a block one thread); larger batches use more memory\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
@@ -384,6 +385,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       throw EnvironmentError("compressed data not written to a terminal (use -f to force, -h for help)");
 
     engine::Options options = cli.engine;
+    options.input_bytes = in_size;  // picks .bz2's workers (engine::Options::bz2_gpu_from_bytes)
     if (cli.verbose && !cli.quiet) options.on_note = [&](const std::string& s) { std::fprintf(stderr, "parcomp: %s: %s\n", name.c_str(), s.c_str()); };
     if (progress_on) {
       options.on_progress = [&, in_size](const engine::Progress& p) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Wall-clock times of .bz2 work, as a user waits for it: parcomp on the GPU (--gpu) and on the CPU
-# workers (--cpu) beside lbzip2, pbzip2 and `cat in > out` (the host's file-to-file ceiling), each
+# Wall-clock times of .bz2 work, as a user waits for it: parcomp by default (the GPUs from 128 MiB
+# of input, else the CPU workers), on the GPU (--gpu) and on the CPU workers (--cpu) beside
+# lbzip2, pbzip2 and `cat in > out` (the host's file-to-file ceiling), each
 # a whole process from start to exit, the input in the page cache, the output written to a file
 # under DIR's tmpfs work folder, every output compared with the input or with bzip2 -9's bytes.
 # Inputs: FILE, and FILE repeated COPIES times (default 5; 0 leaves it out). Two runs each.
@@ -65,11 +66,13 @@ one() {  # one TAG INPUT
   lbzip2 -9 -n "$(nproc)" -c "$in" > "$W/$tag.l.bz2"
   pbzip2 -9 -p"$(nproc)" -c "$in" > "$W/$tag.p.bz2"
   run "$tag cat" "$n" "$in" cat "$in"
+  run "$tag parcomp -9" "$n" "$W/$tag.b.bz2" parcomp -9 -c "$in"
   run "$tag parcomp -9 --gpu" "$n" "$W/$tag.b.bz2" parcomp -9 --gpu -c "$in"
   run "$tag parcomp -9 --cpu" "$n" "$W/$tag.b.bz2" parcomp -9 --cpu -c "$in"
   run "$tag lbzip2 -9" "$n" - lbzip2 -9 -n "$(nproc)" -c "$in"
   run "$tag pbzip2 -9" "$n" - pbzip2 -9 -p"$(nproc)" -c "$in"
   for m in b l p; do
+    run "$tag parcomp -d ($m-made)" "$n" "$in" parcomp -d -c "$W/$tag.$m.bz2"
     run "$tag parcomp -d --gpu ($m-made)" "$n" "$in" parcomp -d --gpu -c "$W/$tag.$m.bz2"
     run "$tag parcomp -d --cpu ($m-made)" "$n" "$in" parcomp -d --cpu -c "$W/$tag.$m.bz2"
   done

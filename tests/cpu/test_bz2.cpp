@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <thread>
 #include <string>
 #include <utility>
 #include <unistd.h>
@@ -695,6 +696,51 @@ TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
         EXPECT_EQ(st.original_bytes, in.size());
         EXPECT_EQ(st.compressed_bytes, ours.size());
         EXPECT_EQ(engine_decompress(ours, bz2_options(level, threads), seed + 1), in);
+      }
+    }
+  }
+}
+
+// The default workers of .bz2 by the input's size (Options::input_bytes): from bz2_gpu_from_bytes
+// on the GPUs alone, or, where no GPU starts (this machine in CI), CPU workers on every hardware
+// thread; below it, or of unknown size, the CPU workers. The bytes are bzip2's either way.
+TEST(Bz2Engine, LargeInputsGoToTheGpusOrElseToEveryCore) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(parcomp::testing::sized(2'500'003, 700'001), seed);
+  const Bytes reference = reference::bz2_compress(in, 1);
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  for (const bool large : {true, false}) {
+    for (const bool known : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << (large ? "at the size" : "below the size") << (known ? ", size known" : ", size unknown"));
+      engine::Options o;
+      o.format = engine::Format::bz2;
+      o.level = 1;
+      o.bz2_gpu_from_bytes = large ? in.size() : in.size() + 1;
+      o.input_bytes = known ? in.size() : 0;
+      engine::Stats st;
+      const Bytes ours = engine_compress(in, o, seed, &st);
+      ASSERT_TRUE(ours == reference);
+      const bool gpus_may = large && known;
+      if (!st.gpus.empty()) {
+        EXPECT_TRUE(gpus_may);
+        EXPECT_EQ(st.gpu_blocks, st.blocks);
+        EXPECT_EQ(st.cpu_workers, 0u);
+      } else {
+        EXPECT_EQ(st.gpu_blocks, 0u);
+        EXPECT_EQ(st.cpu_workers, hardware);
+      }
+      engine::Options d = o;
+      d.input_bytes = known ? ours.size() : 0;
+      d.bz2_gpu_from_bytes = large ? ours.size() : ours.size() + 1;
+      engine::Stats sd;
+      EXPECT_EQ(engine_decompress(ours, d, seed + 1, &sd), in);
+      if (!sd.gpus.empty()) {
+        EXPECT_TRUE(gpus_may);
+        EXPECT_EQ(sd.gpu_blocks, sd.blocks);
+      } else {
+        EXPECT_EQ(sd.gpu_blocks, 0u);
+        EXPECT_EQ(sd.cpu_workers, hardware);
       }
     }
   }

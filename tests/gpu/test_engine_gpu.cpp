@@ -93,6 +93,42 @@ TEST_F(EngineGpu, DamagedStreamsAreErrorsOnTheGpuToo) {
   EXPECT_THROW(run(false, Bytes(file.begin(), file.end() - 40), o), CorruptDataError);
 }
 
+// By default (no --gpu, no --cpu) a .bz2 input of Options::bz2_gpu_from_bytes or more goes to the
+// GPU alone, both ways, with the CPU workers' bytes; a smaller one to the CPU workers.
+TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = datasets::bytes_with_entropy(sized(6 << 20, 2 << 20) + 4321, 3.0, seed);
+  engine::Options cpu;
+  cpu.format = engine::Format::bz2;
+  cpu.level = 9;
+  cpu.use_gpus = false;
+  const Bytes want = run(true, in, cpu);
+  engine::Options o;
+  o.format = engine::Format::bz2;
+  o.level = 9;
+  o.bz2_gpu_batch_blocks = 3;
+  o.input_bytes = in.size();
+  o.bz2_gpu_from_bytes = in.size();
+  engine::Stats st;
+  const Bytes got = run(true, in, o, &st);
+  ASSERT_TRUE(got == want);
+  EXPECT_FALSE(st.gpus.empty());
+  EXPECT_EQ(st.gpu_blocks, st.blocks);
+  EXPECT_EQ(st.cpu_workers, 0u);
+  engine::Options d = o;
+  d.input_bytes = got.size();
+  d.bz2_gpu_from_bytes = got.size();
+  engine::Stats sd;
+  EXPECT_EQ(run(false, got, d, &sd), in);
+  EXPECT_FALSE(sd.gpus.empty());
+  EXPECT_EQ(sd.gpu_blocks, sd.blocks);
+  d.bz2_gpu_from_bytes = got.size() + 1;
+  EXPECT_EQ(run(false, got, d, &sd), in);
+  EXPECT_TRUE(sd.gpus.empty());
+  EXPECT_EQ(sd.gpu_blocks, 0u);
+}
+
 }  // namespace
 
 namespace {
