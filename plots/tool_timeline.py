@@ -5,10 +5,12 @@ did when; this draws one row per lane, one bar per span (a block read, compresse
 CPU worker, a GPU batch from its claim to its last result, a block written), and says how busy each
 lane was.
 
-Usage: python3 plots/tool_timeline.py TRACE.json [--out DIR]   (writes DIR/<TRACE stem>.png)"""
+Usage: python3 plots/tool_timeline.py TRACE.json[.gz] [--out DIR]   (writes DIR/<TRACE stem>.png)
+(results/ keeps the large traces gzipped.)"""
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -20,7 +22,8 @@ COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "w
 
 
 def load(path: Path) -> dict:
-    doc = json.loads(path.read_text())
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    doc = json.loads(raw)
     if doc.get("trace") != "parcomp" or not isinstance(doc.get("spans"), list):
         raise SystemExit(f"{path}: not a parcomp --trace file")
     return doc
@@ -84,7 +87,8 @@ def figure(doc: dict, path: Path, out: Path) -> Path:
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
-    target = out / f"{path.stem}.png"
+    stem = path.name.removesuffix(".gz").removesuffix(".json")
+    target = out / f"{stem}.png"
     fig.savefig(target, dpi=110)
     plt.close(fig)
     return target

@@ -2,6 +2,7 @@
 messages, output names, standard input and output, refusals before any work, no partial file after
 an error or a signal, damaged and truncated input, several files, bounded memory. Runs without a
 GPU (the engine then uses the CPU workers); PARCOMP_BUILD names the build folder."""
+import gzip
 import os
 import pty
 import re
@@ -403,6 +404,14 @@ def test_trace_is_the_runs_timeline(sample, tmp_path, extra):
         assert timeline.returncode == 0, timeline.stderr
         assert (tmp_path / "t.png").stat().st_size > 0
         assert sum(1 for line in timeline.stdout.splitlines() if "spans" in line) == len({s["lane"] for s in spans})
+        # results/ keeps large traces gzipped: the same drawing from trace.json.gz
+        zipped = tmp_path / "z" / "t.json.gz"
+        zipped.parent.mkdir(exist_ok=True)
+        zipped.write_bytes(gzip.compress(trace.read_bytes()))
+        again = subprocess.run([sys.executable, str(ROOT / "plots" / "tool_timeline.py"), str(zipped), "--out", str(zipped.parent)],
+                               capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.replace(str(zipped.parent), "") == timeline.stdout.replace(str(tmp_path), "")
 
 
 def test_trace_to_an_unwritable_place_is_an_error(sample, tmp_path):
