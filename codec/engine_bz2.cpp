@@ -347,10 +347,22 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     std::size_t cap = 0, len = 0, start = 0;
     std::deque<std::size_t> cuts;  // blocks found from start, not yet handed out
     bool eof = false;
+    // --trace: the reader's parts on a lane of their own ("input"): the cut, a chunk taken (with
+    // the unfinished block's bytes copied into it), the read() calls.
+    Trace* const tr = o.trace;
+    const std::string in_lane = tr != nullptr ? tr->lane("input") : std::string();
+    auto part = [&](const char* what, double& from, std::uint64_t blocks) {
+      if (tr == nullptr) return;
+      const double to = tr->now();
+      tr->add(in_lane, what, from, to, blocks);
+      from = to;
+    };
     for (std::uint64_t seq = 0;;) {
       if (!job.wait_for_room()) return;
       while (cuts.empty()) {
+        double at = tr != nullptr ? tr->now() : 0.0;
         const std::vector<std::size_t> found = bz2::cut_blocks({buf.get() + start, len - start}, o.level, eof, cut_threads);
+        part("cut", at, found.size());
         cuts.assign(found.begin(), found.end());
         if (!cuts.empty() || eof) break;
         const std::size_t tail = len - start;
@@ -361,8 +373,10 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
           cap = std::max(chunks.size(), tail + kRead);
           len = tail;
           start = 0;
+          part("chunk", at, 0);
         }
         const std::size_t got = read_full(in, buf.get() + len, kRead);
+        part("read()", at, 0);
         len += got;
         eof = got < kRead;
         const std::lock_guard lock(stats_m);

@@ -15,10 +15,10 @@ import json
 import sys
 from pathlib import Path
 
-ORDER = ("reader", "cuda", "prep", "gpu", "stage", "cpu", "writer")
+ORDER = ("reader", "input", "cuda", "prep", "gpu", "stage", "cpu", "writer")
 COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "write": "C1",
            "wait": "0.85", "prepare": "C4", "upload+sort": "C5", "encode": "C6", "download": "C8", "publish": "C9",
-           "upload": "C5", "finish": "C4"}
+           "upload": "C5", "finish": "C4", "cut": "C0", "chunk": "C7", "read()": "C9"}
 
 
 def load(path: Path) -> dict:
