@@ -41,6 +41,19 @@ class Source {
   virtual ~Source() = default;
   // Up to `max` bytes into buf; 0 only at the end of the input.
   virtual std::size_t read(std::uint8_t* buf, std::size_t max) = 0;
+  // n bytes into buf, fewer only at the end of the input, on up to `threads` threads where the
+  // source can read pieces at once (parcomp's regular files: one thread read the page cache at
+  // 2.6 GB/s beside .bz2 compression's other threads on the H200 host); by default read() until full.
+  virtual std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) {
+    (void)threads;
+    std::size_t got = 0;
+    while (got < n) {
+      const std::size_t r = read(buf + got, n - got);
+      if (r == 0) break;
+      got += r;
+    }
+    return got;
+  }
 };
 class Sink {
  public:

@@ -375,7 +375,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
           start = 0;
           part("chunk", at, 0);
         }
-        const std::size_t got = read_full(in, buf.get() + len, kRead);
+        const std::size_t got = in.read_full(buf.get() + len, kRead, std::min(cut_threads, 8u));
         part("read()", at, 0);
         len += got;
         eof = got < kRead;

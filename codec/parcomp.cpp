@@ -14,6 +14,7 @@
 // A partial output file is never left behind: output goes to a temporary file beside the target,
 // renamed into place when complete, removed on any error or signal.
 #include "codec/common/errors.hpp"
+#include "codec/common/parallel.hpp"
 #include "codec/container.hpp"
 #include "codec/engine.hpp"
 #include "codec/gpu_warmup.hpp"
@@ -246,7 +247,10 @@ std::string errno_text(int e) { return std::strerror(e); }
 
 class FdSource : public engine::Source {
  public:
-  FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
+    struct stat st {};
+    regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  }
   std::size_t read(std::uint8_t* buf, std::size_t max) override {
     for (;;) {
       const ssize_t r = ::read(fd_, buf, max);
@@ -255,10 +259,39 @@ class FdSource : public engine::Source {
       throw EnvironmentError("read failed: " + name_ + ": " + errno_text(errno));
     }
   }
+  // A regular file: pieces of at least 4 MiB read with pread() on several threads from where the
+  // file stands, then the file's offset moved past what they got.
+  std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) override {
+    constexpr std::size_t kPiece = std::size_t{4} << 20;
+    const off_t at = regular_ && threads > 1 && n >= 2 * kPiece ? ::lseek(fd_, 0, SEEK_CUR) : -1;
+    if (at < 0) return engine::Source::read_full(buf, n, threads);
+    const std::size_t pieces = std::min<std::size_t>(threads, n / kPiece), size = (n + pieces - 1) / pieces;
+    std::vector<std::size_t> got(pieces, 0);
+    std::vector<int> error(pieces, 0);
+    for_each_block(pieces, static_cast<unsigned>(pieces), [&](std::size_t k) {
+      const std::size_t from = k * size, len = std::min(size, n - from);
+      while (got[k] < len) {
+        const ssize_t r = ::pread(fd_, buf + from + got[k], len - got[k], at + static_cast<off_t>(from + got[k]));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) error[k] = errno;
+        if (r <= 0) break;
+        got[k] += static_cast<std::size_t>(r);
+      }
+    });
+    std::size_t total = 0;  // what is there from the start on: pieces after a short one are past the end
+    for (std::size_t k = 0; k < pieces; ++k) {
+      if (error[k] != 0) throw EnvironmentError("read failed: " + name_ + ": " + errno_text(error[k]));
+      total += got[k];
+      if (got[k] < std::min(size, n - k * size)) break;
+    }
+    if (::lseek(fd_, at + static_cast<off_t>(total), SEEK_SET) < 0) throw EnvironmentError("seek failed: " + name_ + ": " + errno_text(errno));
+    return total;
+  }
 
  private:
   int fd_;
   std::string name_;
+  bool regular_ = false;
 };
 
 class FdSink : public engine::Sink {

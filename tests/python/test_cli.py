@@ -417,3 +417,31 @@ def test_trace_is_the_runs_timeline(sample, tmp_path, extra):
 def test_trace_to_an_unwritable_place_is_an_error(sample, tmp_path):
     r = run("-q", "--trace", tmp_path / "no" / "such" / "t.json", "-o", tmp_path / "s.pcmp", sample)
     assert r.returncode == 1 and b"cannot write" in r.stderr
+
+
+def test_a_large_bz2_file_read_in_pieces_on_several_threads(tmp_path):
+    # A .bz2 input of 128 MiB and more goes to the GPUs by default (to CPU workers on every thread
+    # where none starts, as on a machine without one), and its reader reads 32 MiB at a time with
+    # pread() on several threads: every piece in its place, the last read short. From standard
+    # input the same bytes come from plain reads.
+    import random
+    r = random.Random(7)
+    unit = bytearray(text(1 << 20, seed=3))
+    big = bytearray()
+    while len(big) < (136 << 20) + 12345:  # pieces differ: a mutation per MiB
+        unit[r.randrange(len(unit))] = r.randrange(256)
+        big += unit
+    big = bytes(big[: (136 << 20) + 12345])
+    f = tmp_path / "big.txt"
+    f.write_bytes(big)
+    r1 = run("-9", "-c", f, timeout=600)
+    assert r1.returncode == 0, r1.stderr
+    with open(f, "rb") as stdin:
+        r2 = run("-9", "-c", "-", stdin=stdin, timeout=600)
+    assert r2.returncode == 0, r2.stderr
+    assert r1.stdout == r2.stdout
+    packed = tmp_path / "big.txt.bz2"
+    packed.write_bytes(r1.stdout)
+    back = run("-d", "-c", packed, timeout=600)
+    assert back.returncode == 0, back.stderr
+    assert back.stdout == big
