@@ -131,6 +131,9 @@ struct Options {
   // .bz2's GPU batches: a GPU thread decodes or writes a whole block, so a batch needs many blocks
   // to fill a GPU (512 of 900k: 460 MB); 0 takes that default.
   std::size_t bz2_gpu_batch_blocks = 0;
+  // .bz2 compression's lanes per GPU: batches sorted and encoded at once, each with its own stream
+  // and buffers (so that one batch's host waits overlap another's kernels); 0 takes the default, 2.
+  unsigned bz2_gpu_lanes = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of
   // bz2_gpu_from_bytes or more (input_bytes: its size when known, 0 when not, as from a pipe) goes to

@@ -36,9 +36,10 @@ using Bytes = std::vector<std::uint8_t>;
 // on 1, 5 and 25 copies of the tarball, against 0.63-0.67, 1.38-1.40 and 5.13-5.18 s with 64 and
 // 4.72-4.78 s with 256 (before the lanes, at 9753843, 64 had beaten 512 by far: the reader waited).
 constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 512;
-// .bz2 compression's lanes per GPU (bz2_gpu_compress), and its batches in flight per GPU: one in each
-// lane, one readied in the slot, one being readied.
-constexpr std::size_t kBz2GpuCompressLanes = 2, kBz2GpuCompressInFlight = kBz2GpuCompressLanes + 2;
+// .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
+// flight per GPU: one in each lane, one readied in the slot, one being readied.
+constexpr std::size_t kBz2GpuCompressLanes = 2;
+std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gpu_lanes : kBz2GpuCompressLanes; }
 
 // The options of a .bz2 job with GPUs: the GPU batch is .bz2's (Options::bz2_gpu_batch_blocks).
 Options with_bz2_batches(Options o, std::size_t batch) {
@@ -276,7 +277,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       blocks_done += count;
     }
   };
-  // kBz2GpuCompressLanes lanes: while one lane's batch waits on the host (the sort's rounds each
+  // bz2_lanes(o) lanes: while one lane's batch waits on the host (the sort's rounds each
   // end in a copy of a count, the download, the publishing) or leaves SMs idle (64 blocks are 64
   // CTAs of the encoder), the other's runs.
   std::exception_ptr lane_error;
@@ -297,7 +298,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
     }
   };
   std::vector<std::thread> lanes;
-  for (std::size_t k = 1; k < kBz2GpuCompressLanes; ++k) lanes.emplace_back(run_lane);
+  for (std::size_t k = 1; k < bz2_lanes(o); ++k) lanes.emplace_back(run_lane);
   run_lane();
   for (auto& t : lanes) t.join();
   stop_preparer();
@@ -403,7 +404,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     });
   };
   auto gpu_manager = [&] {
-    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, kBz2GpuCompressInFlight, gpu_first) &&
+    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, bz2_lanes(o) + 2, gpu_first) &&
         gpu_first)
       cpu_fallback(job, o, st, stats_m, cpu_worker);
   };

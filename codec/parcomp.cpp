@@ -91,6 +91,8 @@ void usage(std::FILE* to) {
                "      --threads N     CPU workers (default: one per hardware thread)\n"
                "      --gpu-batch N   blocks a GPU takes at a time (default 64; .bz2: 128, and 512 in decompression,\n"
                "                      whose GPU stages give a block one thread); larger batches use more memory\n"
+               "      --gpu-lanes N   .bz2 compression: batches each GPU works on at once (default 2), each\n"
+               "                      with its own stream and buffers\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
                "                      the writer did when (plots/tool_timeline.py draws it)\n"
@@ -201,6 +203,18 @@ Cli parse_args(int argc, char** argv) {
       if (n == 0 || n > (std::size_t{1} << 20)) throw UsageError("--gpu-batch takes a number of blocks from 1 to 1048576, not " + v);
       c.engine.gpu_batch_blocks = n;
       c.engine.bz2_gpu_batch_blocks = n;
+    } else if (a == "--gpu-lanes") {
+      const std::string v = value();
+      int n = 0;
+      try {
+        std::size_t pos = 0;
+        n = std::stoi(v, &pos);
+        if (pos != v.size()) n = 0;
+      } catch (const std::exception&) {
+        n = 0;
+      }
+      if (n < 1 || n > 8) throw UsageError("--gpu-lanes takes a number from 1 to 8, not " + v);
+      c.engine.bz2_gpu_lanes = static_cast<unsigned>(n);
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);
