@@ -132,7 +132,7 @@ struct Options {
   // to fill a GPU (512 of 900k: 460 MB); 0 takes that default.
   std::size_t bz2_gpu_batch_blocks = 0;
   // .bz2 compression's lanes per GPU: batches sorted and encoded at once, each with its own stream
-  // and buffers (so that one batch's host waits overlap another's kernels); 0 takes the default, 2.
+  // and buffers (so that one batch's host waits overlap another's kernels); 0 takes the default, 3.
   unsigned bz2_gpu_lanes = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of
@@ -144,8 +144,8 @@ struct Options {
   // not one copy (37 MB compressed: 0.50-0.62 s against 0.35-0.38).
   std::uint64_t input_bytes = 0;
   std::uint64_t bz2_gpu_from_bytes = std::uint64_t{128} << 20;
-  std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins (4 in .bz2
-                                         // compression), one GPU's from the start with --gpu
+  std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins (.bz2
+                                         // compression: its lanes + 2), one GPU's from the start with --gpu
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
   std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)
   Trace* trace = nullptr;  // records the run's timeline when set (parcomp --trace)

@@ -91,7 +91,7 @@ void usage(std::FILE* to) {
                "      --threads N     CPU workers (default: one per hardware thread)\n"
                "      --gpu-batch N   blocks a GPU takes at a time (default 64; .bz2: 128, and 512 in decompression,\n"
                "                      whose GPU stages give a block one thread); larger batches use more memory\n"
-               "      --gpu-lanes N   .bz2 compression: batches each GPU works on at once (default 2), each\n"
+               "      --gpu-lanes N   .bz2 compression: batches each GPU works on at once (default 3), each\n"
                "                      with its own stream and buffers\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
