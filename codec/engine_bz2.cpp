@@ -212,16 +212,11 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
     DeviceBuffer<std::uint32_t> d_primary, d_crc;
     DeviceBuffer<std::uint64_t> d_offsets, d_bits;
     DeviceBytes scratch, encode_scratch;
-    const std::string lane = tr != nullptr ? tr->lane("stage") : std::string();
-    auto stage = [&](const char* what, double& from, std::uint64_t blocks) {
-      if (tr == nullptr) return;
-      const double to = tr->now();
-      tr->add(lane, what, from, to, blocks);
-      from = to;
-    };
+    const TraceSteps steps(tr, "stage");
+    auto stage = [&steps](const char* what, double& from, std::uint64_t blocks) { steps.step(what, from, blocks); };
     for (;;) {
       PreparedBatch b;
-      double at = tr != nullptr ? tr->now() : 0.0;
+      double at = steps.now();
       {
         std::unique_lock lock(hm);
         hcv.wait(lock, [&] { return slot.has_value() || gpu_gone; });
@@ -353,18 +348,12 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     bool eof = false;
     // --trace: the reader's parts on a lane of their own ("input"): the cut, a chunk taken (with
     // the unfinished block's bytes copied into it), the read() calls.
-    Trace* const tr = o.trace;
-    const std::string in_lane = tr != nullptr ? tr->lane("input") : std::string();
-    auto part = [&](const char* what, double& from, std::uint64_t blocks) {
-      if (tr == nullptr) return;
-      const double to = tr->now();
-      tr->add(in_lane, what, from, to, blocks);
-      from = to;
-    };
+    const TraceSteps parts(o.trace, "input");
+    auto part = [&parts](const char* what, double& from, std::uint64_t blocks) { parts.step(what, from, blocks); };
     for (std::uint64_t seq = 0;;) {
       if (!job.wait_for_room()) return;
       while (cuts.empty()) {
-        double at = tr != nullptr ? tr->now() : 0.0;
+        double at = parts.now();
         const std::vector<std::size_t> found = bz2::cut_blocks({buf.get() + start, len - start}, o.level, eof, cut_threads);
         part("cut", at, found.size());
         cuts.assign(found.begin(), found.end());

@@ -252,6 +252,24 @@ inline std::size_t flight_cap(const Options& o, unsigned cpu_workers) {
   return std::max<std::size_t>(4 * cpu_workers, 4);
 }
 
+// A lane of the run's timeline (--trace) that one thread steps through: step() adds the span from
+// `from` to now and moves `from` there; nothing without a trace.
+class TraceSteps {
+ public:
+  TraceSteps(Trace* tr, const char* kind) : tr_(tr), lane_(tr != nullptr ? tr->lane(kind) : std::string()) {}
+  double now() const { return tr_ != nullptr ? tr_->now() : 0.0; }
+  void step(const char* what, double& from, std::uint64_t blocks) const {
+    if (tr_ == nullptr) return;
+    const double to = tr_->now();
+    tr_->add(lane_, what, from, to, blocks);
+    from = to;
+  }
+
+ private:
+  Trace* tr_;
+  std::string lane_;
+};
+
 inline void note(const Options& o, const std::string& what) {
   if (o.on_note) o.on_note(what);
 }

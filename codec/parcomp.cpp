@@ -127,6 +127,19 @@ struct Cli {
   engine::Options engine;
 };
 
+// An option's whole number from lo to hi (a usage error otherwise).
+std::size_t count_in(const std::string& option, const std::string& v, std::size_t lo, std::size_t hi) {
+  std::size_t n = 0, pos = 0;
+  try {
+    n = std::stoul(v, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos == 0 || pos != v.size() || v[0] == '-' || n < lo || n > hi)
+    throw UsageError(option + " takes a number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " + v);
+  return n;
+}
+
 Cli parse_args(int argc, char** argv) {
   Cli c;
   bool options_done = false;
@@ -191,30 +204,11 @@ Cli parse_args(int argc, char** argv) {
       }
       if (c.engine.cpu_threads < 0) throw UsageError("--threads takes a number >= 0");
     } else if (a == "--gpu-batch") {
-      const std::string v = value();
-      std::size_t n = 0;
-      try {
-        std::size_t pos = 0;
-        n = std::stoul(v, &pos);
-        if (pos != v.size()) n = 0;
-      } catch (const std::exception&) {
-        n = 0;
-      }
-      if (n == 0 || n > (std::size_t{1} << 20)) throw UsageError("--gpu-batch takes a number of blocks from 1 to 1048576, not " + v);
+      const std::size_t n = count_in(a, value(), 1, std::size_t{1} << 20);
       c.engine.gpu_batch_blocks = n;
       c.engine.bz2_gpu_batch_blocks = n;
     } else if (a == "--gpu-lanes") {
-      const std::string v = value();
-      int n = 0;
-      try {
-        std::size_t pos = 0;
-        n = std::stoi(v, &pos);
-        if (pos != v.size()) n = 0;
-      } catch (const std::exception&) {
-        n = 0;
-      }
-      if (n < 1 || n > 8) throw UsageError("--gpu-lanes takes a number from 1 to 8, not " + v);
-      c.engine.bz2_gpu_lanes = static_cast<unsigned>(n);
+      c.engine.bz2_gpu_lanes = static_cast<unsigned>(count_in(a, value(), 1, 8));
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);
