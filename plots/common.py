@@ -7,6 +7,7 @@ With repetitions, the median aggregate is used; a single run is used as it is.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass, field
@@ -77,9 +78,20 @@ def parse_name(run_name: str) -> dict | None:
     return d
 
 
+def read_json(path: str | Path):
+    """A result file, plain (.json) or gzipped (.json.gz: the large runs, such as
+    codecs.landscape's 3,850 entries, are committed gzipped to keep the tree that device calls
+    carry small)."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt") as f:
+            return json.load(f)
+    return json.loads(path.read_text())
+
+
 def load(path: str | Path) -> Results:
     path = Path(path)
-    doc = json.loads(path.read_text())
+    doc = read_json(path)
     groups: dict[str, dict] = {}
     skipped = []
     for b in doc.get("benchmarks", []):

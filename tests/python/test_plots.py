@@ -32,6 +32,18 @@ def test_load_takes_the_median():
     assert res.cpu_name
 
 
+def test_load_reads_gzipped_results(tmp_path):
+    """Large runs are committed as .json.gz: the same rows as the plain file."""
+    import gzip
+    plain = FIXTURES / "codecs_landscape_cpu_only.json"
+    packed = tmp_path / "run.json.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    a, b = common.load(plain), common.load(packed)
+    assert a.rows and [(r.experiment, r.variant, r.dataset, r.seconds) for r in a.rows] == \
+        [(r.experiment, r.variant, r.dataset, r.seconds) for r in b.rows]
+    assert a.context == b.context
+
+
 @pytest.mark.parametrize("fixture", [FIXTURES / "parle_cpu_only.json", *GPU_FIXTURES], ids=lambda p: p.name)
 @pytest.mark.parametrize("script", ["parle_encode.py", "parle_decode.py"])
 def test_plot_script_writes_png(tmp_path, fixture, script):
