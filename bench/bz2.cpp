@@ -4,6 +4,8 @@
 //   gpu.sort.kernels   the sort alone (bwt::forward_segments);
 //   gpu.kernels        the sort and the encoder (bz2gpu::encode_batch: MTF, zero runs, tables,
 //                      codes): all the GPU does; the host then only packs the blocks' bits.
+//   gpu.kernels.t<N>   the same with N threads a block's encoder CTA (128, 256, 512; gpu.kernels
+//                      takes bz2gpu::kEncodeThreadsDefault): the encoder's sweep.
 // Named bz2.compress/<row>/<dataset>/n=<bytes>: bytes_per_second of the original (uncompressed)
 // input, bw_util, blocks, and for gpu.kernels ratio (the .bz2 file's size, from the encoder's bits,
 // over the input's). The wall time of the programs is in bench/tool.cpp
@@ -38,7 +40,7 @@ namespace parcomp::bench {
 
 namespace {
 
-void bz2_sort(benchmark::State& state, int level, bool encode, ByteInputSpec spec, std::string name) {
+void bz2_sort(benchmark::State& state, int level, bool encode, unsigned encode_threads, ByteInputSpec spec, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
     const auto in = byte_input(spec);
@@ -90,7 +92,7 @@ void bz2_sort(benchmark::State& state, int level, bool encode, ByteInputSpec spe
     DeviceBytes encode_scratch(encode ? bz2gpu::encode_scratch_bytes(count) : 0);
     auto run_encoder = [&](cudaStream_t s) {
       bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
-                           encode_scratch.data(), encode_scratch.size_bytes(), s);
+                           encode_scratch.data(), encode_scratch.size_bytes(), s, encode_threads);
     };
     if (encode) {
       d_offsets.upload(offsets);
@@ -212,11 +214,16 @@ void bz2_decode(benchmark::State& state, int level, ByteInputSpec spec, std::str
 void release_bz2() { g_decode_kept.reset(); }
 
 void register_bz2() {
-  for (const auto& [spec, n] : landscape_inputs_sized())
+  for (const auto& [spec, n] : landscape_inputs_sized()) {
     for (const bool encode : {false, true}) {
       const std::string name = fmt::format("bz2.compress/{}/{}/n={}", encode ? "gpu.kernels" : "gpu.sort.kernels", spec.label, n);
-      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, encode, spec, name));
+      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, encode, 0u, spec, name));
     }
+    for (const unsigned threads : {128u, 256u, 512u}) {
+      const std::string name = fmt::format("bz2.compress/gpu.kernels.t{}/{}/n={}", threads, spec.label, n);
+      configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_sort, 9, true, threads, spec, name));
+    }
+  }
   for (const auto& [spec, n] : landscape_inputs_sized()) {
     const std::string name = fmt::format("bz2.decompress/gpu.kernels/{}/n={}", spec.label, n);
     configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_decode, 9, spec, name));

@@ -131,7 +131,7 @@ struct EncodeTables {
 
 // The working memory of one block being written (about 1.8 MB: reused from block to block on the
 // CPU, one per block of a batch on the GPU, whose CTA keeps the tables in shared memory instead).
-inline constexpr int kMtfChunks = 128;  // the GPU's MTF chunks of a block (a thread each)
+inline constexpr int kMtfChunks = 512;  // the most MTF chunks a block takes on the GPU (a thread each)
 
 struct EncodeWork {
   std::uint16_t mtfv[kMaxMtfSymbols];

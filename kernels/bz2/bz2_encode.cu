@@ -30,11 +30,13 @@ __host__ __device__ inline void encode_one(const EncodeBatch& a, std::size_t b) 
                                            a.stride);
 }
 
-constexpr unsigned kEncodeThreads = 128;
-
 // A CTA per block, its tables in shared memory: every thread runs the MTF on its chunk, every
 // thread takes groups in the four rounds (shared-memory atomics for the frequencies), a thread per
 // table builds its code lengths and codes, and every thread writes groups' codes at their starts.
+// kEncodeThreads threads (a chunk each): a batch has a CTA per block, 128 to 231 of them on 132
+// SMs, so the SMs hold few warps and each CTA's length is the kernel's; more threads a block
+// shorten its chunks and its share of groups.
+template <unsigned kEncodeThreads>
 __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, std::size_t count) {
   __shared__ bz2::EncodeTables t;
   const std::size_t b = blockIdx.x;
@@ -47,7 +49,9 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
   }
   bz2::EncodeWork& w = a.work[b];
   const std::uint8_t* last = a.last + at;
-  static_assert(bz2::kMtfChunks == kEncodeThreads, "a chunk per thread");
+  static_assert(kEncodeThreads <= bz2::kMtfChunks && kEncodeThreads % 32 == 0, "a chunk per thread");
+  // The chained lists' 256 places, kRounds rows of kEncodeThreads.
+  constexpr unsigned kRounds = (256 + kEncodeThreads - 1) / kEncodeThreads;
   // MTF on chunks at once: each chunk's list at its start comes from the lists of the chunks before.
   __shared__ std::uint32_t used[8];
   __shared__ bz2::MtfTail tails[kEncodeThreads];
@@ -83,7 +87,7 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
   // not move, in order (their new places: a ballot's prefix count, 128 places a row).
   {
     __shared__ std::uint8_t state[2][256], mark[256];
-    __shared__ int kept[2][kEncodeThreads / 32];
+    __shared__ int kept[kRounds][kEncodeThreads / 32];
     constexpr unsigned kWarps = kEncodeThreads / 32;
     const unsigned lane = tid % 32, warp = tid / 32;
     for (unsigned q = tid; q < 256; q += kEncodeThreads) {
@@ -95,7 +99,7 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
       const std::uint8_t* before = state[c % 2];
       std::uint8_t* after = state[1 - c % 2];
       const int count = static_cast<int>(tails[c].zeros);
-      std::uint8_t mine[2];
+      std::uint8_t mine[kRounds];
       for (int k = static_cast<int>(tid); k < count; k += kEncodeThreads) {
         mine[k / kEncodeThreads] = w.chunk_state[c][k];
       }
@@ -106,8 +110,8 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
       }
       for (int q = static_cast<int>(tid); q < n_in_use; q += kEncodeThreads) w.chunk_state[c][q] = before[q];
       __syncthreads();
-      bool keep[2];
-      for (unsigned r = 0; r < 2; ++r) {
+      bool keep[kRounds];
+      for (unsigned r = 0; r < kRounds; ++r) {
         const int q = static_cast<int>(tid + r * kEncodeThreads);
         keep[r] = q < n_in_use && mark[before[q]] != static_cast<std::uint8_t>(c + 1);
         const unsigned ballot = __ballot_sync(0xffffffffu, keep[r]);
@@ -115,11 +119,11 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
         mine[r] = static_cast<std::uint8_t>(__popc(ballot & ((1u << lane) - 1u)));  // kept places before q in its warp
       }
       __syncthreads();
-      for (unsigned r = 0; r < 2; ++r) {
+      for (unsigned r = 0; r < kRounds; ++r) {
         if (!keep[r]) continue;
         int at = count + mine[r];
         for (unsigned u = 0; u < kWarps; ++u) {
-          if (r == 1) at += kept[0][u];
+          for (unsigned e = 0; e < r; ++e) at += kept[e][u];  // the earlier rows' kept places
           if (u < warp) at += kept[r][u];
         }
         after[at] = before[tid + r * kEncodeThreads];
@@ -240,11 +244,17 @@ std::size_t encode_stride(std::size_t max_block) { return (bz2::encoded_bytes_bo
 
 void encode_batch(const std::uint8_t* last, const std::uint64_t* offsets, const std::uint32_t* primary, const std::uint32_t* crc,
                   std::size_t count, std::uint8_t* out, std::size_t stride, std::uint64_t* bits, void* scratch, std::size_t scratch_bytes,
-                  cudaStream_t stream) {
+                  cudaStream_t stream, unsigned threads) {
   PARCOMP_NVTX_RANGE("bz2gpu::encode_batch");
+  if (threads == 0) threads = kEncodeThreadsDefault;
+  if (threads != 128 && threads != 256 && threads != 512)
+    throw ContractError("bz2gpu::encode_batch: " + std::to_string(threads) + " threads a block (128, 256 or 512)");
   if (count == 0) return;
   const EncodeBatch a = make(last, offsets, primary, crc, count, out, stride, bits, scratch, scratch_bytes, "bz2gpu::encode_batch");
-  encode_kernel<<<static_cast<unsigned>(count), kEncodeThreads, 0, stream>>>(a, count);
+  const unsigned grid = static_cast<unsigned>(count);
+  if (threads == 128) encode_kernel<128><<<grid, 128, 0, stream>>>(a, count);
+  else if (threads == 256) encode_kernel<256><<<grid, 256, 0, stream>>>(a, count);
+  else encode_kernel<512><<<grid, 512, 0, stream>>>(a, count);
   PARCOMP_CHECK_LAUNCH();
 }
 

@@ -20,10 +20,12 @@ std::size_t encode_stride(std::size_t max_block);
 // Block b is last[offsets[b] .. offsets[b + 1]) (at most 900000 bytes) with primary[b] and crc[b]
 // (the CRC of its input before the initial run-length stage); its bits go to out[b * stride ...)
 // from bit 0, their count to bits[b] (0: a block of no bytes or too many). All pointers device
-// memory; asynchronous on `stream`; every launch checked.
+// memory; asynchronous on `stream`; every launch checked. `threads`: a block's CTA, 128, 256 or
+// 512 (0: kEncodeThreadsDefault); the bits are the same for each.
+inline constexpr unsigned kEncodeThreadsDefault = 128;
 void encode_batch(const std::uint8_t* last, const std::uint64_t* offsets, const std::uint32_t* primary, const std::uint32_t* crc,
                   std::size_t count, std::uint8_t* out, std::size_t stride, std::uint64_t* bits, void* scratch, std::size_t scratch_bytes,
-                  cudaStream_t stream);
+                  cudaStream_t stream, unsigned threads = 0);
 // The same on the host (host pointers), one block after the other: for the CPU tests.
 void encode_batch_host(const std::uint8_t* last, const std::uint64_t* offsets, const std::uint32_t* primary, const std::uint32_t* crc,
                        std::size_t count, std::uint8_t* out, std::size_t stride, std::uint64_t* bits, void* scratch, std::size_t scratch_bytes);

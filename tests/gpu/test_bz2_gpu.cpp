@@ -220,21 +220,29 @@ TEST_F(Bz2Gpu, TheEncoderWritesTheCpuWritersBlocks) {
   d_offsets.upload(offsets);
   d_primary.upload(primary);
   d_crc.upload(crc);
-  d_out.fill_bytes(0xA5);
-  d_bits.fill_bytes(0xA5);
-  bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(), scratch.data(),
-                       scratch.size_bytes(), nullptr);
-  PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto out = d_out.download();
-  const auto bits = d_bits.download();
+  std::vector<bz2::BlockBits> want(count);
   for (std::size_t b = 0; b < count; ++b) {
-    SCOPED_TRACE(::testing::Message() << "block " << b << " of " << offsets[b + 1] - offsets[b] << " bytes");
-    bz2::BlockBits want;
     bz2::EncodeScratch es;
-    bz2::encode_block({last.data() + offsets[b], offsets[b + 1] - offsets[b]}, primary[b], crc[b], want, es);
-    ASSERT_EQ(bits[b], want.bits);
-    ASSERT_TRUE(std::equal(want.bytes.begin(), want.bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(b * stride)));
+    bz2::encode_block({last.data() + offsets[b], offsets[b + 1] - offsets[b]}, primary[b], crc[b], want[b], es);
   }
+  for (const unsigned threads : {0u, 128u, 256u, 512u}) {  // 0: the default
+    SCOPED_TRACE(::testing::Message() << threads << " threads a block");
+    d_out.fill_bytes(0xA5);
+    d_bits.fill_bytes(0xA5);
+    bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(), scratch.data(),
+                         scratch.size_bytes(), nullptr, threads);
+    PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto out = d_out.download();
+    const auto bits = d_bits.download();
+    for (std::size_t b = 0; b < count; ++b) {
+      SCOPED_TRACE(::testing::Message() << "block " << b << " of " << offsets[b + 1] - offsets[b] << " bytes");
+      ASSERT_EQ(bits[b], want[b].bits);
+      ASSERT_TRUE(std::equal(want[b].bytes.begin(), want[b].bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(b * stride)));
+    }
+  }
+  EXPECT_THROW(bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
+                                    scratch.data(), scratch.size_bytes(), nullptr, 100),
+               ContractError);
 }
 
 // The engine, .bz2 with --gpu: the input back from libbz2's files (several streams too), GPU-only
