@@ -86,7 +86,10 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
   // lines, in parallel): the chunk's list goes first, then the places before it whose bytes it did
   // not move, in order (their new places: a ballot's prefix count, 128 places a row).
   {
-    __shared__ std::uint8_t state[2][256], mark[256];
+    __shared__ std::uint8_t state[2][256];
+    // The last chunk (1-based) that moved each byte: 16 bits, as chunk numbers pass 255 with 512
+    // threads (8 bits wrapped there and dropped bytes from the lists).
+    __shared__ std::uint16_t mark[256];
     __shared__ int kept[kRounds][kEncodeThreads / 32];
     constexpr unsigned kWarps = kEncodeThreads / 32;
     const unsigned lane = tid % 32, warp = tid / 32;
@@ -105,7 +108,7 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
       }
       __syncthreads();  // the chunk's list read before its start list goes over it
       for (int k = static_cast<int>(tid); k < count; k += kEncodeThreads) {
-        mark[mine[k / kEncodeThreads]] = static_cast<std::uint8_t>(c + 1);
+        mark[mine[k / kEncodeThreads]] = static_cast<std::uint16_t>(c + 1);
         after[k] = mine[k / kEncodeThreads];
       }
       for (int q = static_cast<int>(tid); q < n_in_use; q += kEncodeThreads) w.chunk_state[c][q] = before[q];
@@ -113,7 +116,7 @@ __global__ void __launch_bounds__(kEncodeThreads) encode_kernel(EncodeBatch a, s
       bool keep[kRounds];
       for (unsigned r = 0; r < kRounds; ++r) {
         const int q = static_cast<int>(tid + r * kEncodeThreads);
-        keep[r] = q < n_in_use && mark[before[q]] != static_cast<std::uint8_t>(c + 1);
+        keep[r] = q < n_in_use && mark[before[q]] != static_cast<std::uint16_t>(c + 1);
         const unsigned ballot = __ballot_sync(0xffffffffu, keep[r]);
         if (lane == 0) kept[r][warp] = __popc(ballot);
         mine[r] = static_cast<std::uint8_t>(__popc(ballot & ((1u << lane) - 1u)));  // kept places before q in its warp
