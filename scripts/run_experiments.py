@@ -2,7 +2,8 @@
 """Run parcomp-bench one experiment at a time, with a progress line per experiment, and merge the
 calls into one result file (what scripts/reproduce.sh runs).
 
-    scripts/run_experiments.py BENCH --out RUN.json [--filter REGEX] [--estimate EARLIER.json] [-- ARGS]
+    scripts/run_experiments.py BENCH --out RUN.json [--filter REGEX] [--estimate EARLIER.json]
+                               [--parts DIR [--deadline SECONDS]] [-- ARGS]
 
 The experiments are the benchmark names' first part (`parle.encode`, `thesis.fig4_4`, ...), in the
 order parcomp-bench registers them; those with benchmarks matching REGEX run one after the other,
@@ -16,11 +17,20 @@ where it has the experiment, else the mean seconds per benchmark of this run so 
 file (scripts/merge_results.py: the first call's context, every other call under
 context.merged_runs) records context.experiment_seconds for the next run's estimate and for the
 README's "how long it takes". Exit status 1 when a call failed (the others still run).
+
+A run longer than one sitting (a GPU machine lent 10 minutes a call) goes in parts: with --parts
+DIR each experiment's file is kept as DIR/<experiment>.json (its seconds beside it), and an
+experiment whose file is there from an earlier call is not run again; with --deadline SECONDS no
+experiment starts once that many seconds have passed, nor one that the estimate says would not end
+in time, and one running at the deadline is stopped and its file removed (it runs again next
+time). RUN.json is written once every experiment has its part; until then the exit status is 3
+and the standard error says how many are left.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -106,10 +116,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--filter", default=".")
     ap.add_argument("--estimate", type=Path, help="an earlier run's file: its experiment_seconds")
+    ap.add_argument("--parts", type=Path, help="keep each experiment's file here; skip those already here")
+    ap.add_argument("--deadline", type=float, help="seconds: start no experiment that would end later (with --parts)")
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     a.args = extra  # for parcomp-bench
+    if a.deadline is not None and a.parts is None:
+        ap.error("--deadline needs --parts (the experiments left run in a later call)")
     steps = plan(a.bench, a.filter, a.args)
     if not steps:
         print(f"run_experiments: no benchmark matches {a.filter!r}", file=sys.stderr)
@@ -125,21 +139,62 @@ def main(argv=None) -> int:
     failed: list[str] = []
     done_benchmarks = 0
     with tempfile.TemporaryDirectory(prefix="parcomp-run-") as tmp:
+        parts_dir = a.parts if a.parts is not None else Path(tmp)
+        parts_dir.mkdir(parents=True, exist_ok=True)
+        left_over: list[str] = []
         for k, (e, f, n) in enumerate(steps, 1):
-            part = Path(tmp) / f"{k:03d}.json"
+            part = parts_dir / f"{e}.json"
+            secs_file = parts_dir / f"{e}.seconds"
+            if a.parts is not None and part.exists() and secs_file.exists():
+                seconds[e] = float(secs_file.read_text())
+                files.append(part)
+                done_benchmarks += n
+                if (parts_dir / f"{e}.failed").exists():
+                    failed.append(f"{e} ({(parts_dir / f'{e}.failed').read_text().strip()}, in an earlier call)")
+                print(f"[{k}/{len(steps)}] {e}: done in an earlier call ({duration(seconds[e])})", file=sys.stderr, flush=True)
+                continue
+            timeout = None
+            if a.deadline is not None:
+                timeout = a.deadline - (time.monotonic() - t0)
+                need = earlier.get(e, 0.0)
+                if timeout <= 0 or need > timeout:
+                    left_over.append(e)
+                    print(f"[{k}/{len(steps)}] {e}: left for a later call ({duration(max(timeout, 0))} left, "
+                          f"{'about ' + duration(need) if need else 'no estimate'})", file=sys.stderr, flush=True)
+                    continue
             t = time.monotonic()
-            r = subprocess.run([a.bench, f"--benchmark_filter={f}", f"--benchmark_out={part}", "--benchmark_out_format=json", *a.args])
+            proc = subprocess.Popen([a.bench, f"--benchmark_filter={f}", f"--benchmark_out={part}", "--benchmark_out_format=json", *a.args])
+            try:
+                returncode = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                part.unlink(missing_ok=True)
+                left_over.append(e)
+                print(f"[{k}/{len(steps)}] {e}: stopped at the deadline after {duration(time.monotonic() - t)}; "
+                      "it runs again in a later call", file=sys.stderr, flush=True)
+                continue
             seconds[e] = time.monotonic() - t
             done_benchmarks += n
-            if r.returncode != 0:
-                failed.append(f"{e} (exit {r.returncode})")
+            if returncode != 0:
+                failed.append(f"{e} (exit {returncode})")
+                if a.parts is not None:
+                    (parts_dir / f"{e}.failed").write_text(f"exit {returncode}\n")
             if part.exists() and part.stat().st_size > 0:
                 files.append(part)
+                if a.parts is not None:
+                    secs_file.write_text(f"{seconds[e]:.3f}\n")
             elapsed = time.monotonic() - t0
             left = estimate_left(steps[k:], earlier, elapsed, done_benchmarks)
             print(f"[{k}/{len(steps)}] {e}: {n} benchmark{'s' if n != 1 else ''} in {duration(seconds[e])}; "
                   f"{duration(elapsed)} so far" + (f", about {duration(left)} left" if k < len(steps) else ", done"),
                   file=sys.stderr, flush=True)
+        if left_over:
+            print(f"run_experiments: {len(left_over)} of {len(steps)} experiments left for a later call with the same "
+                  f"--parts {a.parts}: {', '.join(left_over)}", file=sys.stderr)
+            if failed:
+                print("run_experiments: failed: " + ", ".join(failed), file=sys.stderr)
+            return 3
         if not files:
             print("run_experiments: no call wrote results", file=sys.stderr)
             return 1
@@ -151,7 +206,8 @@ def main(argv=None) -> int:
             print(f"run_experiments: {err}", file=sys.stderr)
             return 1
     doc["context"]["experiment_seconds"] = {e: round(s, 3) for e, s in seconds.items()}
-    doc["context"]["run_seconds"] = round(time.monotonic() - t0, 3)
+    # In parts, the run's seconds are its experiments' (the calls' gaps and set-up not counted).
+    doc["context"]["run_seconds"] = round(sum(seconds.values()) if a.parts is not None else time.monotonic() - t0, 3)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"run_experiments: {a.out}: {len(doc['benchmarks'])} entries from {len(steps)} experiments in {duration(time.monotonic() - t0)}",

@@ -3,6 +3,7 @@ one call per experiment, a progress line after each with the time spent and an e
 left (from an earlier run's experiment_seconds where it has them), a part of an experiment picked
 by exact names, the calls merged into one file that records each experiment's seconds."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -22,6 +23,10 @@ if args.get("--benchmark_list_tests") == "true":
     sys.exit(0)
 with open(sys.argv[0] + ".calls", "a") as f:
     f.write(flt + "\n")
+import os, time
+if os.environ.get("FAKE_SLOW") and re.search(os.environ["FAKE_SLOW"], flt):
+    open(args["--benchmark_out"], "w").write('{"context": {}, "benchmarks": [')  # as the library writes as it goes
+    time.sleep(30)
 ctx = {"parcomp_git_sha": "abc", "parcomp_gpu": "fake GPU", "parcomp_build_type": "Release",
        "parcomp": {"build": {"git_dirty": False}, "device": {"uuid": "u"}}, "date": "now"}
 json.dump({"context": ctx, "benchmarks": [{"name": n, "real_time": 1.0} for n in chosen]}, open(args["--benchmark_out"], "w"))
@@ -81,3 +86,44 @@ def test_estimate_from_an_earlier_run_and_failures(tmp_path):
 def test_nothing_matches(tmp_path):
     r = run(fake_bench(tmp_path), "--out", tmp_path / "run.json", "--filter", "nothing")
     assert r.returncode == 1 and "no benchmark matches" in r.stderr
+
+
+def test_parts_over_several_calls_with_a_deadline(tmp_path):
+    """A run longer than one device call: each experiment's file kept, those done skipped, none
+    started that the estimate says would pass the deadline, one running at the deadline stopped
+    (its file removed, run again later); RUN.json once every experiment has its part, a failure in
+    an earlier call still reported."""
+    bench = fake_bench(tmp_path)
+    parts, out = tmp_path / "parts", tmp_path / "run.json"
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(json.dumps({"context": {"experiment_seconds": {"a.one": 1, "b.two": 1000}}, "benchmarks": []}))
+    r = run(bench, "--out", out, "--parts", parts, "--deadline", 100, "--estimate", earlier)
+    assert r.returncode == 3, r.stderr
+    assert "b.two: left for a later call" in r.stderr
+    assert "1 of 3 experiments left for a later call" in r.stderr and "b.two" in r.stderr.splitlines()[-2]
+    assert "failed: c.three (exit 3)" in r.stderr
+    assert not out.exists()
+    assert sorted(p.name for p in parts.iterdir()) == ["a.one.json", "a.one.seconds", "c.three.failed", "c.three.json", "c.three.seconds"]
+    # The next call: b.two runs past the deadline and is stopped, its file removed.
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--parts", str(parts), "--deadline", "2"],
+                       capture_output=True, text=True, env={**os.environ, "FAKE_SLOW": "two"})
+    assert r.returncode == 3, r.stderr
+    assert "b.two: stopped at the deadline" in r.stderr
+    assert not (parts / "b.two.json").exists()
+    # The last call runs only b.two, then merges every part; c.three's failure is still reported.
+    calls = (tmp_path / "fake-bench.calls").read_text().split()
+    r = run(bench, "--out", out, "--parts", parts, "--deadline", 100)
+    assert r.returncode == 1, r.stderr
+    assert (tmp_path / "fake-bench.calls").read_text().split()[len(calls):] == ["^b\\.two/"]
+    assert "a.one: done in an earlier call" in r.stderr
+    assert "c.three (exit 3, in an earlier call)" in r.stderr
+    doc = json.loads(out.read_text())
+    assert len(doc["benchmarks"]) == 4
+    assert set(doc["context"]["experiment_seconds"]) == {"a.one", "b.two", "c.three"}
+    assert doc["context"]["run_seconds"] == round(sum(doc["context"]["experiment_seconds"].values()), 3) or \
+        abs(doc["context"]["run_seconds"] - sum(doc["context"]["experiment_seconds"].values())) < 0.01
+
+
+def test_deadline_needs_parts(tmp_path):
+    r = run(fake_bench(tmp_path), "--out", tmp_path / "o.json", "--deadline", 10)
+    assert r.returncode == 2 and "--deadline needs --parts" in r.stderr
