@@ -260,3 +260,28 @@ def test_timeline_busy_leaves_out_waits():
     assert rows["stage 0"]["busy"] == pytest.approx(0.4)
     assert rows["prep 0"]["busy_s"] == pytest.approx(0.5)
     assert [r["lane"] for r in tool_timeline.summary(doc)] == ["prep 0", "stage 0"]
+
+
+def test_compare_by_experiment(tmp_path):
+    """A table and a plot per experiment and a summary with the verdicts' counts; a gzipped file is
+    named without .json.gz."""
+    import gzip
+    other = variant_of(GPU, tmp_path, "other.json", scale=0.5)
+    packed = tmp_path / "other-run.json.gz"
+    packed.write_bytes(gzip.compress(other.read_bytes()))
+    folder = tmp_path / "by"
+    r = run(COMPARE, GPU, packed, "--by-experiment", folder, check=True)
+    assert "other: other-run:" in r.stdout
+    assert sorted(p.name for p in folder.iterdir()) == ["parle.decode.md", "parle.decode.png", "parle.encode.md", "parle.encode.png",
+                                                        "summary.md"]
+    table = (folder / "parle.encode.md").read_text()
+    assert "| parle.encode/" in table and "| parle.decode/" not in table
+    rows = [l for l in (folder / "summary.md").read_text().splitlines() if l.startswith("| parle.")]
+    assert len(rows) == 2
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        experiment, _, n, faster, same, slower, unknown, median, spread = cells
+        assert int(n) > 0 and int(faster) + int(same) + int(slower) + int(unknown) == int(n)
+        assert median == "2.00x" and spread == "2.00x-2.00x", row
+        assert int(faster) > 0
+    assert (folder / "parle.encode.png").stat().st_size > 10_000
