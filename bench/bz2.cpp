@@ -6,6 +6,8 @@
 //                      codes): all the GPU does; the host then only packs the blocks' bits.
 //   gpu.kernels.t<N>   the same with N threads a block's encoder CTA (128, 256, 512; gpu.kernels
 //                      takes bz2gpu::kEncodeThreadsDefault): the encoder's sweep.
+// bz2.decompress/gpu.kernels.w<B>t<N>: the decoder with its walk's lookup of B bits (12, 11) in
+// CTAs of N threads (256, 64; bz2gpu::WalkConfig): the walk's sweep, each checked first.
 // Named bz2.compress/<row>/<dataset>/n=<bytes>: bytes_per_second of the original (uncompressed)
 // input, bw_util, blocks, and for gpu.kernels ratio (the .bz2 file's size, from the encoder's bits,
 // over the input's). The wall time of the programs is in bench/tool.cpp
@@ -135,6 +137,7 @@ void bz2_sort(benchmark::State& state, int level, bool encode, unsigned encode_t
 struct Bz2DecodeKept {
   std::string label;
   std::size_t input_bytes = 0;
+  std::vector<std::uint8_t> input;  // for the walk variants' checks
   std::vector<std::uint8_t> file;
   std::vector<bz2::GpuBlockIn> blocks;  // point into file: the struct stays where it was made
   GpuTimingContext timing;
@@ -183,9 +186,23 @@ void prepare_decode(Bz2DecodeKept& k, int level, const std::vector<std::uint8_t>
     ++b;
   }
   if (back != input) k.failure = "the GPU decoder's blocks differ from the input";
+  k.input = input;
 }
 
-void bz2_decode(benchmark::State& state, int level, ByteInputSpec spec, std::string name) {
+// A walk variant's check, once per row: every block decoded with it equals the input.
+std::string check_walk(Bz2DecodeKept& k) {
+  k.decoder->run();
+  std::vector<std::uint8_t> back;
+  std::size_t b = 0;
+  for (const auto& o : k.decoder->collect(k.blocks)) {
+    if (o.error) return fmt::format("block {}: the GPU decoder failed", b);
+    back.insert(back.end(), o.bytes.begin(), o.bytes.end());
+    ++b;
+  }
+  return back == k.input ? std::string() : "the GPU decoder's blocks differ from the input";
+}
+
+void bz2_decode(benchmark::State& state, int level, bz2gpu::WalkConfig walk, ByteInputSpec spec, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
     if (!g_decode_kept || g_decode_kept->label != spec.label) {
@@ -200,6 +217,10 @@ void bz2_decode(benchmark::State& state, int level, ByteInputSpec spec, std::str
     }
     Bz2DecodeKept& k = *g_decode_kept;
     if (!k.failure.empty()) return fail(state, name, k.failure);
+    k.decoder->set_walk(walk);
+    if (first_check(name)) {
+      if (const std::string bad = check_walk(k); !bad.empty()) return fail(state, name, bad);
+    }
     const double seconds = k.timing.run(state, name, [&](cudaStream_t) { k.decoder->run(); });
     set_throughput_counters(state, k.input_bytes);
     set_bandwidth_counter(state, k.file.size() + k.input_bytes, seconds);
@@ -226,7 +247,12 @@ void register_bz2() {
   }
   for (const auto& [spec, n] : landscape_inputs_sized()) {
     const std::string name = fmt::format("bz2.decompress/gpu.kernels/{}/n={}", spec.label, n);
-    configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_decode, 9, spec, name));
+    configure_gpu(benchmark::RegisterBenchmark(name.c_str(), bz2_decode, 9, bz2gpu::WalkConfig{}, spec, name));
+    for (const int bits : {12, 11})
+      for (const unsigned threads : {256u, 64u}) {
+        const std::string v = fmt::format("bz2.decompress/gpu.kernels.w{}t{}/{}/n={}", bits, threads, spec.label, n);
+        configure_gpu(benchmark::RegisterBenchmark(v.c_str(), bz2_decode, 9, bz2gpu::WalkConfig{bits, threads}, spec, v));
+      }
   }
 }
 

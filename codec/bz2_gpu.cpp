@@ -48,7 +48,7 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
 }
 
 void GpuBlockDecoder::run() {
-  bz2gpu::decode_batch(table_.data(), count_, limit_, info_.data(), out_.data(), scratch_.data(), scratch_.size_bytes(), stream_);
+  bz2gpu::decode_batch(table_.data(), count_, limit_, info_.data(), out_.data(), scratch_.data(), scratch_.size_bytes(), stream_, walk_);
   ready_host(count_ * std::size_t{limit_});  // while the GPU decodes
 }
 

@@ -38,6 +38,8 @@ class GpuBlockDecoder {
   void load(std::span<const GpuBlockIn> blocks);
   // The GPU's stages over the loaded blocks (asynchronous: collect() or the stream waits for them).
   void run();
+  // The walk's lookup bits and threads for the next run()s (bz2gpu::WalkConfig; the bits are the same).
+  void set_walk(bz2gpu::WalkConfig walk) { walk_ = walk; }
   // Waits for run(), downloads, and ends every block on the host threads (0: all of them).
   std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0);
   // The device bytes this decoder holds.
@@ -54,6 +56,7 @@ class GpuBlockDecoder {
 
  private:
   CollectSeconds last_collect_;
+  bz2gpu::WalkConfig walk_;
   cudaStream_t stream_;
   std::uint32_t limit_;
   std::size_t count_ = 0;

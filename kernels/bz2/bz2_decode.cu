@@ -17,10 +17,11 @@ constexpr unsigned kThreads = 256;
 
 // A CTA per block, so that the blocks spread over the SMs: thread 0 reads the header, all threads
 // fill the walk's lookup tables in shared memory, thread 0 walks the codes.
-constexpr unsigned kWalkThreads = 256;
-constexpr std::size_t kWalkShared = std::size_t{bz2::kMaxTables} * steps::kWalkEntries * sizeof(std::uint32_t);
-// (kWalkThreads, 1): without the 1, ptxas held the kernel to 64 registers and spilled around the walk.
-__global__ void __launch_bounds__(kWalkThreads, 1) group_starts_kernel(steps::Batch a) {
+template <int Bits>
+constexpr std::size_t walk_shared = std::size_t{bz2::kMaxTables} * steps::walk_entries<Bits> * sizeof(std::uint32_t);
+// (Threads, 1): without the 1, ptxas held the kernel to 64 registers and spilled around the walk.
+template <int Bits, unsigned Threads>
+__global__ void __launch_bounds__(Threads, 1) group_starts_kernel(steps::Batch a) {
   extern __shared__ std::uint32_t lut[];
   __shared__ int tables, eob;
   bz2::BlockHeader h;  // thread 0's
@@ -32,10 +33,26 @@ __global__ void __launch_bounds__(kWalkThreads, 1) group_starts_kernel(steps::Ba
   __syncthreads();
   if (tables == 0) return;
   const bz2::DecodeWork& w = a.work[b];
-  for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(tables) * steps::kWalkEntries; i += blockDim.x)
-    lut[i] = steps::walk_entry(w.tables[i / steps::kWalkEntries], i % steps::kWalkEntries, eob);
+  constexpr std::uint32_t entries = steps::walk_entries<Bits>;
+  for (std::uint32_t i = threadIdx.x; i < static_cast<std::uint32_t>(tables) * entries; i += blockDim.x)
+    lut[i] = steps::walk_entry<Bits>(w.tables[i / entries], i % entries, eob);
   __syncthreads();
-  if (threadIdx.x == 0) steps::walk_groups(a, b, h, lut);
+  if (threadIdx.x == 0) steps::walk_groups<Bits>(a, b, h, lut);
+}
+
+template <int Bits, unsigned Threads>
+void launch_walk(const steps::Batch& a, std::size_t count, cudaStream_t stream) {
+  // Per call: the attribute belongs to the current device.
+  PARCOMP_CUDA_CHECK(
+      cudaFuncSetAttribute(group_starts_kernel<Bits, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(walk_shared<Bits>)));
+  group_starts_kernel<Bits, Threads><<<static_cast<unsigned>(count), Threads, walk_shared<Bits>, stream>>>(a);
+  PARCOMP_CHECK_LAUNCH();
+}
+
+void check_walk(const WalkConfig& walk, const char* what) {
+  if ((walk.bits != 11 && walk.bits != 12) || (walk.threads != 64 && walk.threads != 256))
+    throw ContractError(std::string(what) + ": a walk of " + std::to_string(walk.bits) + " bits and " + std::to_string(walk.threads) +
+                        " threads (11 or 12 bits, 64 or 256 threads)");
 }
 
 // A CTA of 256 threads per block, a thread per list place: the chunks' MTF lists chained, the
@@ -78,18 +95,19 @@ void check(std::size_t count, std::uint32_t limit, std::size_t scratch_bytes, co
 std::size_t decode_scratch_bytes(std::size_t count, std::uint32_t limit) { return steps::layout(count, limit).total; }
 
 void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out, void* scratch,
-                  std::size_t scratch_bytes, cudaStream_t stream) {
+                  std::size_t scratch_bytes, cudaStream_t stream, WalkConfig walk) {
   PARCOMP_NVTX_RANGE("bz2gpu::decode_batch");
+  check_walk(walk, "bz2gpu::decode_batch");
   if (count == 0) return;
   check(count, limit, scratch_bytes, "bz2gpu::decode_batch");
   if (count > 0x7fffffffu) throw ContractError("bz2gpu::decode_batch: " + std::to_string(count) + " blocks in one batch");
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit, chunks = count * a.chunks(), links = count * a.links();
   const std::size_t groups = count * bz2::kMaxSelectors, symbol_chunks = count * a.symbol_chunk_count();
-  // Per call: the attribute belongs to the current device.
-  PARCOMP_CUDA_CHECK(cudaFuncSetAttribute(group_starts_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kWalkShared)));
-  group_starts_kernel<<<static_cast<unsigned>(count), kWalkThreads, kWalkShared, stream>>>(a);
-  PARCOMP_CHECK_LAUNCH();
+  if (walk.bits == 12 && walk.threads == 256) launch_walk<12, 256>(a, count, stream);
+  else if (walk.bits == 12) launch_walk<12, 64>(a, count, stream);
+  else if (walk.threads == 256) launch_walk<11, 256>(a, count, stream);
+  else launch_walk<11, 64>(a, count, stream);
   each_kernel<steps::group_symbols><<<grid_for(groups), kThreads, 0, stream>>>(a, groups);
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::item_count><<<grid_for(symbol_chunks), kThreads, 0, stream>>>(a, symbol_chunks);
@@ -125,14 +143,18 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
 }
 
 void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
-                       void* scratch, std::size_t scratch_bytes) {
+                       void* scratch, std::size_t scratch_bytes, WalkConfig walk) {
+  check_walk(walk, "bz2gpu::decode_batch_host");
   if (count == 0) return;
   check(count, limit, scratch_bytes, "bz2gpu::decode_batch_host");
   const steps::Batch a = steps::batch(blocks, count, limit, info, out, scratch);
   const std::size_t rulers = count * a.slots(), bytes = count * limit, chunks = count * a.chunks(), links = count * a.links();
   const std::size_t groups = count * bz2::kMaxSelectors, symbol_chunks = count * a.symbol_chunk_count();
   std::vector<std::uint32_t> lut(std::size_t{bz2::kMaxTables} * steps::kWalkEntries);
-  for (std::size_t b = 0; b < count; ++b) steps::group_starts(a, b, lut.data());
+  for (std::size_t b = 0; b < count; ++b) {
+    if (walk.bits == 12) steps::group_starts<12>(a, b, lut.data());
+    else steps::group_starts<11>(a, b, lut.data());
+  }
   for (std::size_t g = 0; g < groups; ++g) steps::group_symbols(a, g);
   for (std::size_t g = 0; g < symbol_chunks; ++g) steps::item_count(a, g);
   for (std::size_t b = 0; b < count; ++b) steps::item_scan(a, b);

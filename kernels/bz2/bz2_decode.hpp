@@ -42,16 +42,25 @@ struct BatchBlock {
 
 std::size_t decode_scratch_bytes(std::size_t count, std::uint32_t limit);
 
+// The walk to each group's start (group_starts_kernel, a CTA a block, thread 0 walking): its
+// lookup's bits (12 or 11: 96 or 48 KiB of shared memory a CTA, 6 tables) and the CTA's threads
+// (256 or 64: they fill the lookup). The defaults are the measured ones; the others are for
+// bz2.decompress/gpu.kernels.w<bits>t<threads>. The bits decoded are the same for each.
+struct WalkConfig {
+  int bits = 12;
+  unsigned threads = 256;
+};
+
 // Decodes blocks[0..count) (device memory), each of at most `limit` bytes (bz2::block_limit of the
 // level): info[b] the block's header fields or its damage (bz2::BlockSymbols; error none when
 // decoded), out[b * limit ...) its info[b].nblock bytes after the inverse BWT (before the inverse
 // initial run-length stage). Asynchronous on `stream`; every launch is checked.
 void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
-                  void* scratch, std::size_t scratch_bytes, cudaStream_t stream);
+                  void* scratch, std::size_t scratch_bytes, cudaStream_t stream, WalkConfig walk = {});
 
 // The same steps on the host, one element after the other (host pointers): the CPU tests' check
 // of the batch's layout and order (tests/cpu/test_bz2_gpu_steps.cpp).
 void decode_batch_host(const BatchBlock* blocks, std::size_t count, std::uint32_t limit, bz2::BlockSymbols* info, std::uint8_t* out,
-                       void* scratch, std::size_t scratch_bytes);
+                       void* scratch, std::size_t scratch_bytes, WalkConfig walk = {});
 
 }  // namespace parcomp::bz2gpu

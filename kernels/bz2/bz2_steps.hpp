@@ -154,15 +154,20 @@ PARCOMP_HD PARCOMP_COLD inline void huff(const Batch& a, std::size_t b) {
 // whole in it, at most 6, up to the end-of-block symbol: their count (bits 24..26) and the bits of
 // the first 1..6 of them (4 bits each, bits 0..23). Count 0 (the end-of-block symbol first, a
 // longer code, or bits that are no codeword) sends the walk to one code at a time.
+// kWalkBits is the default; 11 (half the shared memory, twice the walks an SM) is a choice of
+// decode_batch's WalkConfig.
 inline constexpr int kWalkBits = 12;
 inline constexpr std::uint32_t kWalkEntries = 1u << kWalkBits;
+template <int Bits = kWalkBits>
+inline constexpr std::uint32_t walk_entries = 1u << Bits;
+template <int Bits = kWalkBits>
 PARCOMP_HD inline std::uint32_t walk_entry(const bz2::TableDecoder& t, std::uint32_t v, int eob) {
   std::uint32_t e = 0;
   int used = 0, count = 0;
   while (count < 6) {
     int length = 0;
-    const int sym = t.decode(static_cast<std::uint64_t>(v) << (64 - kWalkBits + used), length);
-    if (sym < 0 || sym == eob || length > kWalkBits - used) break;
+    const int sym = t.decode(static_cast<std::uint64_t>(v) << (64 - Bits + used), length);
+    if (sym < 0 || sym == eob || length > Bits - used) break;
     used += length;
     e |= static_cast<std::uint32_t>(used) << (4 * count);
     ++count;
@@ -213,6 +218,7 @@ class WalkTable {
 // symbol, a lookup in lut (walk_entry of each table: kWalkEntries a table; in shared memory on
 // the GPU) taking several codes at once. Anything decode_items would stop at on the way (bits that are no codeword, bits past the
 // end, too few selectors, more symbols than bytes) hands the block to huff.
+template <int Bits = kWalkBits>
 PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::BlockHeader& h, const std::uint32_t* lut) {
   const BatchBlock blk = a.blocks[b];
   bz2::DecodeWork& w = a.work[b];
@@ -227,10 +233,10 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
     starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
     const int table = next_table;
     if (g + 1 < n_selectors) next_table = w.selectors[g + 1];
-    const WalkTable tl(lut + table * kWalkEntries);
+    const WalkTable tl(lut + table * walk_entries<Bits>);
     int left = bz2::kGroupSize;
     while (left > 0) {
-      const std::uint32_t e = tl[br.peek32() >> (32 - kWalkBits)];
+      const std::uint32_t e = tl[br.peek32() >> (32 - Bits)];
       const int count = static_cast<int>(e >> 24);
       if (count == 0) {  // one code, as decode_items reads it
         int length = 0;
@@ -261,13 +267,15 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
 }
 
 // Block b on one thread: open_block, the lookup tables, walk_groups (items: count).
+template <int Bits = kWalkBits>
 PARCOMP_HD inline void group_starts(const Batch& a, std::size_t b, std::uint32_t* lut) {
   bz2::BlockHeader h;
   const int tables = open_block(a, b, h);
   if (tables == 0) return;
-  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(tables) * kWalkEntries; ++i)
-    lut[i] = walk_entry(a.work[b].tables[i / kWalkEntries], i % kWalkEntries, h.eob);
-  walk_groups(a, b, h, lut);
+  constexpr std::uint32_t entries = walk_entries<Bits>;
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(tables) * entries; ++i)
+    lut[i] = walk_entry<Bits>(a.work[b].tables[i / entries], i % entries, h.eob);
+  walk_groups<Bits>(a, b, h, lut);
 }
 
 // Group g % kMaxSelectors of block g / kMaxSelectors: its symbols (items: count * kMaxSelectors).

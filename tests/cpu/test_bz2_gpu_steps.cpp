@@ -156,19 +156,26 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
   const std::uint32_t limit = bz2::block_limit(9);
   std::vector<bz2gpu::BatchBlock> table;
   for (const auto& b : blocks) table.push_back({b.window->data(), b.window->size(), b.bit});
-  std::vector<std::uint8_t> scratch(bz2gpu::decode_scratch_bytes(blocks.size(), limit));
-  std::vector<bz2::BlockSymbols> info(blocks.size());
-  Bytes out(blocks.size() * std::size_t{limit}, 0xA5);
-  bz2gpu::decode_batch_host(table.data(), table.size(), limit, info.data(), out.data(), scratch.data(), scratch.size());
-  // Packed as collect() packs them.
-  std::vector<std::size_t> offset(blocks.size() + 1, 0);
-  Bytes packed;
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const std::size_t n = info[i].error == bz2::BlockError::none ? info[i].nblock : 0;
-    packed.insert(packed.end(), out.begin() + static_cast<std::ptrdiff_t>(i * limit), out.begin() + static_cast<std::ptrdiff_t>(i * limit + n));
-    offset[i + 1] = packed.size();
+  for (const int bits : {12, 11}) {  // the walk's lookup (bz2gpu::WalkConfig): the same verdicts
+    SCOPED_TRACE(::testing::Message() << "a walk of " << bits << " bits");
+    std::vector<std::uint8_t> scratch(bz2gpu::decode_scratch_bytes(blocks.size(), limit));
+    std::vector<bz2::BlockSymbols> info(blocks.size());
+    Bytes out(blocks.size() * std::size_t{limit}, 0xA5);
+    bz2gpu::decode_batch_host(table.data(), table.size(), limit, info.data(), out.data(), scratch.data(), scratch.size(), {bits, 256});
+    // Packed as collect() packs them.
+    std::vector<std::size_t> offset(blocks.size() + 1, 0);
+    Bytes packed;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::size_t n = info[i].error == bz2::BlockError::none ? info[i].nblock : 0;
+      packed.insert(packed.end(), out.begin() + static_cast<std::ptrdiff_t>(i * limit), out.begin() + static_cast<std::ptrdiff_t>(i * limit + n));
+      offset[i + 1] = packed.size();
+    }
+    parcomp::testing::expect_cpu_verdicts(blocks, bz2::GpuBlockDecoder::finish(blocks, info, packed, offset), "host steps");
   }
-  parcomp::testing::expect_cpu_verdicts(blocks, bz2::GpuBlockDecoder::finish(blocks, info, packed, offset), "host steps");
+  std::vector<std::uint8_t> scratch(bz2gpu::decode_scratch_bytes(1, limit));
+  bz2::BlockSymbols info;
+  Bytes out(limit);
+  EXPECT_THROW(bz2gpu::decode_batch_host(table.data(), 1, limit, &info, out.data(), scratch.data(), scratch.size(), {10, 256}), ContractError);
 }
 
 // The decoder's two paths on the host: blocks whose groups decode in parallel, and blocks handed

@@ -38,11 +38,13 @@ using parcomp::testing::sized;
 
 class Bz2Gpu : public parcomp::testing::GpuTest {};
 
-// Decodes the candidates on the GPU; expects the CPU reader's verdicts.
-void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, const std::string& what) {
+// Decodes the candidates on the GPU (with the walk's configuration `walk`); expects the CPU
+// reader's verdicts.
+void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, const std::string& what, bz2gpu::WalkConfig walk = {}) {
   cudaStream_t stream = nullptr;
   PARCOMP_CUDA_CHECK(cudaStreamCreate(&stream));
   bz2::GpuBlockDecoder decoder(stream, 9);
+  decoder.set_walk(walk);
   decoder.load(blocks);
   decoder.run();
   const auto outs = decoder.collect(blocks);
@@ -74,7 +76,10 @@ TEST_F(Bz2Gpu, BlocksLibbz2WroteGiveTheCpuReadersBytes) {
   for (const Bytes& f : files)
     for (const std::uint64_t bit : bz2_block_bits(f)) blocks.push_back({&f, bit, true, bz2::Where{}});
   ASSERT_GT(blocks.size(), 20u);
-  expect_cpu_verdicts(blocks, "libbz2's blocks");
+  for (const int bits : {12, 11})
+    for (const unsigned threads : {256u, 64u})
+      expect_cpu_verdicts(blocks, "libbz2's blocks, a walk of " + std::to_string(bits) + " bits in " + std::to_string(threads) + " threads",
+                          {bits, threads});
 }
 
 TEST_F(Bz2Gpu, FalseCandidatesAndDamageGiveTheCpuReadersErrors) {
@@ -106,6 +111,7 @@ TEST_F(Bz2Gpu, FalseCandidatesAndDamageGiveTheCpuReadersErrors) {
   blocks.push_back({&cut, bits[0], false, bz2::Where{}});
   blocks.push_back({&cut, bits[0], true, bz2::Where{}});
   expect_cpu_verdicts(blocks, "damaged");
+  expect_cpu_verdicts(blocks, "damaged, a walk of 11 bits in 64 threads", {11, 64});
 }
 
 TEST_F(Bz2Gpu, BlocksInSeveralWindowsWithBasesAndNames) {
