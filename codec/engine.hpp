@@ -134,6 +134,10 @@ struct Options {
   // .bz2 compression's lanes per GPU: batches sorted and encoded at once, each with its own stream
   // and buffers (so that one batch's host waits overlap another's kernels); 0 takes the default, 3.
   unsigned bz2_gpu_lanes = 0;
+  // .bz2 decompression's walk to each group's start on the GPU (bz2gpu::WalkConfig): its lookup's
+  // bits (12 or 11) and CTA threads (256 or 64); 0 takes the default, 12 and 256. For measuring.
+  int bz2_gpu_walk_bits = 0;
+  unsigned bz2_gpu_walk_threads = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of
   // bz2_gpu_from_bytes or more (input_bytes: its size when known, 0 when not, as from a pipe) goes to

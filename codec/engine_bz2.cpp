@@ -499,6 +499,10 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
   for (Slot& sl : slots) {
     PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&sl.stream, cudaStreamNonBlocking));
     sl.decoder = std::make_unique<bz2::GpuBlockDecoder>(sl.stream, 9);  // the level's own limit is checked by the writer
+    bz2gpu::WalkConfig walk;
+    if (o.bz2_gpu_walk_bits != 0) walk.bits = o.bz2_gpu_walk_bits;
+    if (o.bz2_gpu_walk_threads != 0) walk.threads = o.bz2_gpu_walk_threads;
+    sl.decoder->set_walk(walk);
   }
   std::uint64_t blocks_done = 0;
   Trace* const tr = o.trace;

@@ -93,6 +93,8 @@ void usage(std::FILE* to) {
                "                      whose GPU stages give a block one thread); larger batches use more memory\n"
                "      --gpu-lanes N   .bz2 compression: batches each GPU works on at once (default 3), each\n"
                "                      with its own stream and buffers\n"
+               "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
+               "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
                "                      the writer did when (plots/tool_timeline.py draws it)\n"
@@ -209,6 +211,12 @@ Cli parse_args(int argc, char** argv) {
       c.engine.bz2_gpu_batch_blocks = n;
     } else if (a == "--gpu-lanes") {
       c.engine.bz2_gpu_lanes = static_cast<unsigned>(count_in(a, value(), 1, 8));
+    } else if (a == "--gpu-walk") {
+      const std::string v = value();
+      if (v != "12x256" && v != "12x64" && v != "11x256" && v != "11x64")
+        throw UsageError("--gpu-walk takes 12x256, 12x64, 11x256 or 11x64, not " + v);
+      c.engine.bz2_gpu_walk_bits = v[1] == '2' ? 12 : 11;
+      c.engine.bz2_gpu_walk_threads = v.ends_with("x256") ? 256u : 64u;
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);

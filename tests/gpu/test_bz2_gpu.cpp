@@ -285,6 +285,10 @@ TEST_F(Bz2Gpu, EngineDecodesOnTheGpu) {
     if (threads == 0) {  // with CPU workers beside it the GPU may get no block (a late start)
       EXPECT_GT(st.gpu_blocks, 0u);
       EXPECT_EQ(st.gpu_blocks, st.blocks);
+      engine::Options walk = o;  // --gpu-walk 11x64: the same bytes
+      walk.bz2_gpu_walk_bits = 11;
+      walk.bz2_gpu_walk_threads = 64;
+      ASSERT_TRUE(run(file, walk, nullptr) == want);
     }
     EXPECT_EQ(st.streams, 2u);
     // Damage in the middle: the CPU engine's message.

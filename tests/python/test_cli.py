@@ -360,6 +360,21 @@ def test_gpu_batch_and_lanes_take_a_count_in_range(sample, option, value):
     assert r.returncode == 1 and option.encode() + b" takes a number from 1 to" in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("value", ["12", "10x256", "12x128", "x64", "11x64x"])
+def test_gpu_walk_takes_one_of_four(sample, value):
+    r = run("-d", "--gpu-walk", value, "-c", sample)
+    assert r.returncode == 1 and b"--gpu-walk takes 12x256, 12x64, 11x256 or 11x64" in r.stderr, r.stderr
+
+
+def test_gpu_walk_round_trips(sample, tmp_path):
+    # Without a GPU the CPU workers decode; the option is accepted.
+    out = tmp_path / "s.bz2"
+    assert run("-9", "-q", "-o", out, sample).returncode == 0
+    for value in ("12x256", "11x64"):
+        back = run("-d", "-c", "--gpu-walk", value, out)
+        assert back.returncode == 0 and back.stdout == sample.read_bytes()
+
+
 def test_gpu_batch_round_trips(sample, tmp_path):
     # Without a GPU the CPU workers do the work; the option is accepted in both formats.
     for extra in ([], ["-9"]):
