@@ -53,6 +53,8 @@ for label in order:
         "exit_status": sorted({r["rc"] for r in rs}),
         "output_checked": None if rs[0]["same_as_reference"] is None else all(r["same_as_reference"] for r in rs),
     }
+    if all("max_rss_kb" in r for r in rs):
+        row["max_rss_mb"] = round(max(r["max_rss_kb"] for r in rs) / 1024, 1)
     if label.endswith(" cat"):
         cat[tag] = med
     out_rows.append(row)
