@@ -38,6 +38,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -127,6 +128,23 @@ std::string sha256_file(const fs::path& p) {
     h.update(buf.data(), static_cast<std::size_t>(f.gcount()));
   }
   return h.hex_digest();
+}
+
+// Whether two files hold the same bytes: sizes, then 8 MiB at a time compared. The outputs are
+// checked this way against the input whose sha256 was verified once (the 25-fold copy's 5.2 GB in
+// about 2 s from the page cache, where hashing them took seconds more each repetition).
+bool same_bytes(const fs::path& a, const fs::path& b) {
+  std::error_code ea, eb;
+  const auto na = fs::file_size(a, ea), nb = fs::file_size(b, eb);
+  if (ea || eb || na != nb) return false;
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  std::vector<char> ba(8 << 20), bb(8 << 20);
+  while (fa && fb) {
+    fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+    fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+    if (fa.gcount() != fb.gcount() || std::memcmp(ba.data(), bb.data(), static_cast<std::size_t>(fa.gcount())) != 0) return false;
+  }
+  return fa.eof() && fb.eof();
 }
 
 struct Input {
@@ -257,7 +275,7 @@ void tool_run(benchmark::State& state, Program p, bool decompress, std::string l
   static std::map<std::string, bool> checked;
   auto check = [&]() -> bool {
     const Run r = decompress_to(back);
-    const bool same = r.status == 0 && sha256_file(back) == in.sha256;
+    const bool same = r.status == 0 && same_bytes(back, in.path);
     fs::remove(back);
     if (!same) state.SkipWithError(fmt::format("FAILED: {} did not give the input back (exit {})", p.variant, r.status).c_str());
     else checked[packed.string()] = true;
@@ -275,7 +293,7 @@ void tool_run(benchmark::State& state, Program p, bool decompress, std::string l
     if (last.status != 0) return state.SkipWithError(fmt::format("FAILED: {} exited with {}", p.variant, last.status).c_str());
   }
   if (!decompress && !checked.contains(packed.string()) && !check()) return;
-  if (decompress && sha256_file(back) != in.sha256) return state.SkipWithError("FAILED: the decompressed output differs");
+  if (decompress && !same_bytes(back, in.path)) return state.SkipWithError("FAILED: the decompressed output differs");
   fs::remove(back);
   set_throughput_counters(state, in.bytes);
   state.counters["ratio"] = static_cast<double>(fs::file_size(packed)) / static_cast<double>(std::max<std::uint64_t>(in.bytes, 1));

@@ -5,6 +5,7 @@
 #include "codec/engine.hpp"
 #include "datasets/synthetic.hpp"
 #include "gpu_test.hpp"
+#include "kernels/common/device.hpp"
 
 #include <gtest/gtest.h>
 
@@ -172,6 +173,45 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
       }
       EXPECT_EQ(run(false, got, cpu), in);
     }
+  }
+}
+
+// Every GPU of the machine takes work by default (issue #18: run on the two-GPU kind of the device
+// tool), both formats both ways, and the bytes stay the CPU workers' bytes. Many small batches, so
+// that no GPU can finish the input before the other's first batch. Skipped with fewer than two GPUs.
+TEST_F(EngineGpu, EveryGpuTakesWorkWithTheSameBytes) {
+  const int n = cuda_device_count();
+  if (n < 2) GTEST_SKIP() << n << " CUDA device(s): this test needs two or more";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = datasets::bytes_with_entropy((40 << 20) + 999, 3.5, seed);
+  std::vector<int> all(static_cast<std::size_t>(n));
+  for (int d = 0; d < n; ++d) all[static_cast<std::size_t>(d)] = d;
+  for (const auto format : {engine::Format::parcomp, engine::Format::bz2}) {
+    SCOPED_TRACE(format == engine::Format::bz2 ? "bz2" : "parcomp");
+    engine::Options cpu;
+    cpu.format = format;
+    cpu.level = 1;  // .bz2: 100k blocks, 400 of them
+    cpu.block_bytes = 256 << 10;
+    cpu.use_gpus = false;
+    const Bytes want = run(true, in, cpu);
+    engine::Options gpu = cpu;
+    gpu.use_gpus = true;
+    gpu.require_gpu = true;
+    gpu.cpu_threads = 0;
+    gpu.gpu_batch_blocks = 2;
+    gpu.bz2_gpu_batch_blocks = 4;
+    engine::Stats st;
+    const Bytes got = run(true, in, gpu, &st);
+    ASSERT_TRUE(got == want) << "the stream of " << n << " GPUs differs from the CPU workers'";
+    EXPECT_EQ(st.gpu_blocks, st.blocks);
+    std::sort(st.gpus.begin(), st.gpus.end());
+    EXPECT_EQ(st.gpus, all) << "not every GPU compressed";
+    engine::Stats sd;
+    EXPECT_EQ(run(false, got, gpu, &sd), in);
+    EXPECT_EQ(sd.gpu_blocks, sd.blocks);
+    std::sort(sd.gpus.begin(), sd.gpus.end());
+    EXPECT_EQ(sd.gpus, all) << "not every GPU decompressed";
   }
 }
 
