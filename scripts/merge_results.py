@@ -6,7 +6,7 @@
 A GPU call lasts at most 10 minutes, so one experiment's run can take several calls of the same
 bundle on the same machine. The merged file keeps FIRST's context and records every other file's
 context under context.merged_runs; its benchmarks are all of them, a name seen twice kept from the
-first file that has it (list the complete run first). Files from different commits, builds or GPUs are refused: they are not one run.
+first file that has it (with all its repetitions, which share the name) (list the complete run first). Files from different commits, builds or GPUs are refused: they are not one run.
 
 A file that a time limit cut off while the benchmark library was writing it (a truncated JSON
 array) is repaired first: its complete benchmark entries are kept, and the repair is noted in
@@ -91,7 +91,8 @@ def merge(paths: list[Path], context: Path | None = None) -> dict:
         first["context"] = dict(first["context"], parcomp=info)
         context_from = f"{context.name}: parcomp-bench --parcomp_device_info of the same bundle on the same machine ({info.get('date_utc')})"
     merged_runs = []
-    by_name: dict[str, dict] = {}
+    # A name's entries (its repetitions share the name) all come from the first file that has it.
+    by_name: dict[str, list[dict]] = {}
     order: list[str] = []
     for path, doc, repaired in docs:
         full = "parcomp" in doc.get("context", {}) and "parcomp" in first.get("context", {})
@@ -103,16 +104,19 @@ def merge(paths: list[Path], context: Path | None = None) -> dict:
                                 "argv": doc.get("context", {}).get("parcomp", {}).get("argv"),
                                 "benchmarks": len(doc.get("benchmarks", [])),
                                 **({"repaired": "cut off by a time limit; the entries written whole are kept"} if repaired else {})})
+        mine: dict[str, list[dict]] = {}
         for b in doc.get("benchmarks", []):
             if b["name"] not in by_name:
-                order.append(b["name"])
-                by_name[b["name"]] = b
+                mine.setdefault(b["name"], []).append(b)
+        for name, entries in mine.items():
+            order.append(name)
+            by_name[name] = entries
     out = dict(first)
     out["context"] = dict(first["context"])
     out["context"]["merged_runs"] = first["context"].get("merged_runs", []) + merged_runs
     if context_from:
         out["context"]["parcomp_context_from"] = context_from
-    out["benchmarks"] = [by_name[n] for n in order]
+    out["benchmarks"] = [b for n in order for b in by_name[n]]
     return out
 
 

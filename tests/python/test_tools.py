@@ -207,6 +207,22 @@ def test_merge_results_repairs_cut_files_and_takes_the_context_from_device_info(
     assert r.returncode == 2, "files of another GPU are not one run"
 
 
+def test_merge_results_keeps_every_repetition(tmp_path):
+    """Repetitions share their benchmark's name: all of them come from the first file that has the
+    name (a median's spread needs them), none from a later file."""
+    a = _cut_bench_file(tmp_path / "a.json", ["x/1", "x/1", "x/1", "x/1_median"], complete=True)
+    b = _cut_bench_file(tmp_path / "b.json", ["x/1", "y/1", "y/1"], complete=True)
+    doc = json.loads(a.read_text())
+    for i, e in enumerate(doc["benchmarks"][:3]):
+        e["repetition_index"], e["real_time"] = i, float(i + 1)
+    a.write_text(json.dumps(doc))
+    out = tmp_path / "m.json"
+    r = run(ROOT / "scripts" / "merge_results.py", str(a), str(b), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    got = [(x["name"], x["real_time"]) for x in json.loads(out.read_text())["benchmarks"]]
+    assert got == [("x/1", 1.0), ("x/1", 2.0), ("x/1", 3.0), ("x/1_median", 1.0), ("y/1", 1.0), ("y/1", 1.0)]
+
+
 def test_ncu_lines(tmp_path):
     """scripts/ncu_lines.py ranks CUDA lines by stall samples and leaves SASS rows out."""
     csv_text = (
