@@ -157,7 +157,7 @@ Stats compress(Source& in, Sink& out, const Options& o) {
     }
     if (used) {
       const std::lock_guard lock(stats_m);
-      st.gpus.push_back(d);
+      if (std::find(st.gpus.begin(), st.gpus.end(), d) == st.gpus.end()) st.gpus.push_back(d);  // lanes share it
     }
   };
   auto gpu_manager = [&] {
@@ -166,7 +166,7 @@ Stats compress(Source& in, Sink& out, const Options& o) {
       if (o.require_gpu) throw ContractError("--gpu: the GPU pipeline takes block sizes that are multiples of 16");
       return;
     }
-    manage_gpus(job, o, st, stats_m, t0, gpu_work);
+    manage_gpus(job, o, st, stats_m, t0, gpu_work, gpu_batches_in_flight(o), false, gpu_lanes(o));
   };
   auto writer = [&] {
     const Bytes header = stream::encode_header({o.config, static_cast<std::uint32_t>(o.block_bytes)});
@@ -484,10 +484,10 @@ Stats decompress(Source& source, Sink& out, const Options& o) {
     }
     if (used) {
       const std::lock_guard lock(stats_m);
-      st.gpus.push_back(d);
+      if (std::find(st.gpus.begin(), st.gpus.end(), d) == st.gpus.end()) st.gpus.push_back(d);  // lanes share it
     }
   };
-  auto gpu_manager = [&] { manage_gpus(job, o, st, stats_m, t0, gpu_work); };
+  auto gpu_manager = [&] { manage_gpus(job, o, st, stats_m, t0, gpu_work, gpu_batches_in_flight(o), false, gpu_lanes(o)); };
   auto writer = [&] {
     std::uint64_t written = 0;
     auto last_progress = Clock::now();

@@ -247,6 +247,10 @@ inline unsigned cpu_worker_count(const Options& o) {
 // written, then read the next batch while the GPU waited: on an H200, 5 copies of the Linux
 // tarball to .bz2 with --gpu took 150 ms a batch of 64 blocks, the reader busy half the time.
 inline constexpr std::size_t kGpuBatchesInFlight = 3;
+// The parcomp format's lanes per GPU (Options::gpu_lanes); a lane more holds one batch more.
+inline constexpr unsigned kGpuLanes = 2;
+inline unsigned gpu_lanes(const Options& o) { return o.gpu_lanes != 0 ? o.gpu_lanes : kGpuLanes; }
+inline std::size_t gpu_batches_in_flight(const Options& o) { return kGpuBatchesInFlight - 1 + gpu_lanes(o); }
 inline std::size_t flight_cap(const Options& o, unsigned cpu_workers) {
   if (o.max_blocks_in_flight != 0) return o.max_blocks_in_flight;
   return std::max<std::size_t>(4 * cpu_workers, 4);
@@ -275,7 +279,7 @@ inline void note(const Options& o, const std::string& what) {
 }
 
 // The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
-// first, then runs work(device) on a thread per ready device (the options' devices, or all).
+// first, then runs work(device) on `lanes` threads per ready device (the options' devices, or all).
 // batches_in_flight: how many of its batches a GPU's worker holds at once (the reader's room
 // grows by that many batches per GPU). With gpus_expected (--gpu, or .bz2 by the input's size) the
 // room for one GPU is there from the start, so that the reader fills the first batches during
@@ -284,7 +288,7 @@ inline void note(const Options& o, const std::string& what) {
 template <typename J>
 bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
                  const std::function<void(int)>& work, std::size_t batches_in_flight = kGpuBatchesInFlight,
-                 bool gpus_expected = false) {
+                 bool gpus_expected = false, unsigned lanes = 1) {
   gpu_warmup::start();
   std::size_t room_for = 0;  // GPUs whose batches the reader's room already holds
   if (o.max_blocks_in_flight == 0 && (o.require_gpu || gpus_expected)) {
@@ -337,14 +341,15 @@ bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
   }
   std::vector<std::thread> threads;
   for (const int d : devices)
-    threads.emplace_back([&job, &work, d] {
-      try {
-        PARCOMP_CUDA_CHECK(cudaSetDevice(d));
-        work(d);
-      } catch (...) {
-        job.fail(std::current_exception());
-      }
-    });
+    for (unsigned lane = 0; lane < std::max(1u, lanes); ++lane)
+      threads.emplace_back([&job, &work, d] {
+        try {
+          PARCOMP_CUDA_CHECK(cudaSetDevice(d));
+          work(d);
+        } catch (...) {
+          job.fail(std::current_exception());
+        }
+      });
   for (auto& t : threads) t.join();
   return true;
 }

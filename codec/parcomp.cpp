@@ -91,8 +91,8 @@ void usage(std::FILE* to) {
                "      --threads N     CPU workers (default: one per hardware thread)\n"
                "      --gpu-batch N   blocks a GPU takes at a time (default 64; .bz2: 128, and 512 in decompression,\n"
                "                      whose GPU stages give a block one thread); larger batches use more memory\n"
-               "      --gpu-lanes N   .bz2 compression: batches each GPU works on at once (default 3), each\n"
-               "                      with its own stream and buffers\n"
+               "      --gpu-lanes N   batches each GPU works on at once, each with its own stream and buffers\n"
+               "                      (default 2; .bz2: 3 in compression, decompression has its own)\n"
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
@@ -211,6 +211,7 @@ Cli parse_args(int argc, char** argv) {
       c.engine.bz2_gpu_batch_blocks = n;
     } else if (a == "--gpu-lanes") {
       c.engine.bz2_gpu_lanes = static_cast<unsigned>(count_in(a, value(), 1, 8));
+      c.engine.gpu_lanes = c.engine.bz2_gpu_lanes;
     } else if (a == "--gpu-walk") {
       const std::string v = value();
       if (v != "12x256" && v != "12x64" && v != "11x256" && v != "11x64")

@@ -67,6 +67,7 @@ TEST_F(EngineGpu, AnyMixOfWorkersWritesTheSameBytes) {
     gpu_only.require_gpu = true;
     gpu_only.cpu_threads = 0;
     gpu_only.gpu_batch_blocks = 3;  // batches that do not line up with the frames
+    gpu_only.gpu_lanes = config == pipeline::Config::fast ? 3 : 1;  // lanes finishing out of order, and one alone
     engine::Options mixed = gpu_only;
     mixed.require_gpu = false;
     mixed.cpu_threads = 2;
