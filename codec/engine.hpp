@@ -129,7 +129,7 @@ struct Options {
   bool require_gpu = false;    // fail when no GPU worker could start (--gpu)
   std::size_t gpu_batch_blocks = 64;
   // .bz2's GPU batches: a GPU thread decodes or writes a whole block, so a batch needs many blocks
-  // to fill a GPU (512 of 900k: 460 MB); 0 takes that default.
+  // to fill a GPU (256 of 900k in decompression: 230 MB); 0 takes that default.
   std::size_t bz2_gpu_batch_blocks = 0;
   // .bz2 compression's lanes per GPU: batches sorted and encoded at once, each with its own stream
   // and buffers (so that one batch's host waits overlap another's kernels); 0 takes the default, 3.
@@ -137,8 +137,9 @@ struct Options {
   // The parcomp format's lanes per GPU, both ways: threads that each take a batch with their own
   // stream and GPU pipeline, so that one lane's host work (the batch's copy, CRC-32s, pageable
   // copies, the container's assembly and parsing) overlaps another's kernels; 0 takes the default,
-  // kGpuLanes (with one lane, 25 copies of the Linux tarball compressed at 0.53 GB/s with --gpu on
-  // the H200, against the pipeline's 2.1 GB/s on the device). Each lane holds its own device buffers.
+  // kGpuLanes, 4 (with one lane, 25 copies of the Linux tarball compressed at 0.53 GB/s with --gpu
+  // on the H200, against the pipeline's 2.1 GB/s on the device; with four at 0.93 GB/s on an H100
+  // host). Each lane holds its own device buffers.
   unsigned gpu_lanes = 0;
   // .bz2 decompression's walk to each group's start on the GPU (bz2gpu::WalkConfig): its lookup's
   // bits (12 or 11) and CTA threads (256 or 64); 0 takes the default, 12 and 256. For measuring.

@@ -30,12 +30,14 @@ namespace {
 using Bytes = std::vector<std::uint8_t>;
 
 // The GPU batches of .bz2 (unless Options::bz2_gpu_batch_blocks says): the decoder gives some of
-// a block's stages one thread, so it takes 512 blocks at a time (on 25 copies of the Linux tarball,
-// H200, a925193: 2.91-3.07 s, against 3.25 s with 256 and 3.43 s with 128); the writer takes 128,
+// a block's stages one thread, so it takes 256 blocks at a time (on 25 copies of the Linux tarball,
+// H100 host, 716105d, wall and peak RSS: 3.82 s and 1.26 GB, against 4.05 s and 2.37 GB with 512,
+// 3.83 s and 1.77 GB with 384, 3.94 s and 0.77 GB with 128; at a925193 on an H200, before the
+// reader's pread threads, 512 had led: 2.91-3.07 s, 3.25 s with 256); the writer takes 128,
 // measured on an H200 with its two lanes (a925193, --gpu): 0.63-0.66 s, 1.33-1.38 s and 4.59-4.63 s
 // on 1, 5 and 25 copies of the tarball, against 0.63-0.67, 1.38-1.40 and 5.13-5.18 s with 64 and
 // 4.72-4.78 s with 256 (before the lanes, at 9753843, 64 had beaten 512 by far: the reader waited).
-constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 512;
+constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 256;
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
 // flight per GPU: one in each lane, one readied in the slot, one being readied.
 // Three: on 25 copies of the tarball on the H200 (f23489a, one call), 2 lanes took 4.74 s at
