@@ -67,6 +67,54 @@ def times_table(res: common.Results, experiment: str) -> str:
     return "\n".join(lines)
 
 
+def e2e_table(res: common.Results, experiment: str = "tool.e2e") -> str:
+    """Whole programs' wall time (tool.e2e): a row per program and direction, a column per dataset,
+    each cell the median wall seconds and GB/s of uncompressed data; then, per dataset, the ratio,
+    the peak host RSS and the GPUs' share of blocks of the largest input's rows."""
+    rows = res.select(experiment)
+    if not rows:
+        raise SystemExit(f"{res.path}: no results for {experiment}")
+    datasets = sorted({r.dataset for r in rows}, key=common._dataset_order)
+    variants = sorted({r.variant for r in rows}, key=lambda v: (not v.startswith("copy"), not v.startswith("parcomp"), v))
+    by = {(r.variant, r.dataset): r for r in rows}
+    lines = ["| program | " + " | ".join(f"{d} ({by_n(rows, d) / 1e6:,.1f} MB)" for d in datasets) + " |",
+             "|" + "---|" * (len(datasets) + 1)]
+    for v in variants:
+        cells = []
+        for d in datasets:
+            r = by.get((v, d))
+            cells.append("-" if r is None else f"{r.seconds:.3f} s, {r.bytes_per_second / 1e9:.3f} GB/s")
+        lines.append(f"| `{v}` | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Peak host RSS (GB), ratio and GPU share of blocks, per program on each dataset "
+                 "(RSS / ratio / share; share `-` where no GPU worked):\n")
+    lines.append("| program | " + " | ".join(datasets) + " |")
+    lines.append("|" + "---|" * (len(datasets) + 1))
+    for v in variants:
+        if v.startswith("copy"):
+            continue
+        cells = []
+        for d in datasets:
+            r = by.get((v, d))
+            if r is None:
+                cells.append("-")
+                continue
+            c = r.counters
+            share = c.get("gpu_share", -1)
+            cells.append(f"{c.get('peak_host_rss_bytes', 0) / 1e9:.2f} / {c.get('ratio', 0):.3f} / "
+                         + (f"{share:.2f}" if share >= 0 else "-"))
+        lines.append(f"| `{v}` | " + " | ".join(cells) + " |")
+    lines.append("")
+    threads = res.parcomp.get("host", {}).get("logical_cpus", "?")
+    lines.append(footer(res, f"Median wall time of {max(r.repetitions for r in rows)} runs, one process each, "
+                             f"from start to exit; host with {threads} hardware threads. ").replace(", one core;", ";"))
+    return "\n".join(lines)
+
+
+def by_n(rows: list[common.Row], dataset: str) -> int:
+    return max(r.n for r in rows if r.dataset == dataset)
+
+
 def sweep_table(res: common.Results, experiment: str) -> str:
     rows = [r for r in res.select(experiment, key=None) if r.key != "n"]
     if not rows:

@@ -252,6 +252,8 @@ def build(root: Path = ROOT) -> str:
                 kind, _, arg = spec.partition(" ")
                 if kind == "summary":
                     out.append(summary.table(res, eid, int(arg) if arg else None))
+                elif kind == "e2e":
+                    out.append(summary.e2e_table(res, arg or eid))
                 elif kind == "sweep":
                     out.append(summary.sweep_table(res, arg or eid))
                 elif kind == "times":

@@ -271,6 +271,20 @@ def test_tool_e2e_draws_wall_rates_ratios_and_the_copy_ceiling(tmp_path, keep):
     assert "1 core" not in title, "the programs ran on every core: the title must not say one"
 
 
+def test_e2e_table_gives_each_programs_median_wall_time_rate_and_counters():
+    import summary
+    res = common.load(FIXTURES / "tool_e2e_cpu_only.json")
+    text = summary.e2e_table(res)
+    rows = res.select("tool.e2e")
+    for r in rows:
+        line = next(l for l in text.splitlines() if l.startswith(f"| `{r.variant}` |"))
+        assert f"{r.seconds:.3f} s, {r.bytes_per_second / 1e9:.3f} GB/s" in line, (r.variant, r.dataset)
+        if not r.variant.startswith("copy."):
+            counters = [l for l in text.splitlines() if l.startswith(f"| `{r.variant}` |")][1]
+            assert f"{r.counters['ratio']:.3f}" in counters
+    assert "one core" not in text, "the programs ran on every core: the footer must not say one"
+
+
 def brute_front(pts):
     """Points no other beats on both size and speed, found the slow way."""
     return {p for p in pts if not any((q[1] <= p[1] and q[2] >= p[2]) and (q[1], q[2]) != (p[1], p[2]) for q in pts)}
