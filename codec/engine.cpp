@@ -82,9 +82,26 @@ std::vector<Trace::Span> Trace::spans() const {
   return spans_;
 }
 
-Stats compress(Source& in, Sink& out, const Options& o) {
-  if (o.format == Format::bz2) return compress_bz2(in, out, o);
+// The parcomp format's workers without --gpu (use_gpus, not require_gpu): an input of known size
+// (Options::input_bytes) below gpu_from_bytes (compression) or gpu_decompress_from_bytes (the
+// compressed input) goes to the CPU workers alone, and CUDA is not started for it; a larger one or
+// one of unknown size (a pipe) to the CPU workers and every GPU that starts.
+namespace {
+Options pcmp_workers(const Options& o, bool decompress) {
+  const std::uint64_t from = decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes;
+  if (!o.use_gpus || o.require_gpu || o.input_bytes == 0 || o.input_bytes >= from || cpu_worker_count(o) == 0) return o;
+  note(o, "GPUs not used: an input of " + std::to_string(o.input_bytes) + " bytes, below " + std::to_string(from) +
+              " (--gpu uses them)");
+  Options c = o;
+  c.use_gpus = false;
+  return c;
+}
+}  // namespace
+
+Stats compress(Source& in, Sink& out, const Options& options) {
+  if (options.format == Format::bz2) return compress_bz2(in, out, options);
   PARCOMP_NVTX_RANGE("engine::compress");
+  const Options o = pcmp_workers(options, false);
   const auto t0 = Clock::now();
   if (o.block_bytes == 0 || o.block_bytes > (std::size_t{1} << 24))
     throw ContractError("block size must be in 1 .. 16 MiB, got " + std::to_string(o.block_bytes));
@@ -259,14 +276,15 @@ std::string where(const OutBlock& b) {
 
 }  // namespace
 
-Stats decompress(Source& source, Sink& out, const Options& o) {
+Stats decompress(Source& source, Sink& out, const Options& options) {
   // The format from the first bytes: "BZh" is bzip2's, the rest parcomp's.
   Bytes first(4);
   first.resize(read_full(source, first.data(), first.size()));
   const bool bz2 = first.size() >= 3 && first[0] == 'B' && first[1] == 'Z' && first[2] == 'h';
   PrefixedSource in(std::move(first), source);
-  if (bz2) return decompress_bz2(in, out, o);
+  if (bz2) return decompress_bz2(in, out, options);
   PARCOMP_NVTX_RANGE("engine::decompress");
+  const Options o = pcmp_workers(options, true);
   const auto t0 = Clock::now();
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");

@@ -86,7 +86,9 @@ void usage(std::FILE* to) {
                "      --gpu           GPU workers only (an error without a GPU); with -1 .. -9 the GPUs sort and\n"
                "                      write the .bz2 blocks, with -d they decode them. By default .bz2 files of\n"
                "                      128 MiB and more go to the GPUs (to the CPU workers if none starts),\n"
-               "                      smaller ones and standard input to the CPU workers\n"
+               "                      smaller ones and standard input to the CPU workers; parcomp files of\n"
+               "                      32 MiB and more (64 MiB compressed) and standard input to both, smaller\n"
+               "                      ones to the CPU workers\n"
                "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
                "      --threads N     CPU workers (default: one per hardware thread)\n"
                "      --gpu-batch N   blocks a GPU takes at a time (default 64; .bz2: 128, and 256 in decompression,\n"
@@ -435,7 +437,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       throw EnvironmentError("compressed data not written to a terminal (use -f to force, -h for help)");
 
     engine::Options options = cli.engine;
-    options.input_bytes = in_size;  // picks .bz2's workers (engine::Options::bz2_gpu_from_bytes)
+    options.input_bytes = in_size;  // picks the workers (engine::Options::gpu_from_bytes, bz2_gpu_from_bytes)
     if (cli.verbose && !cli.quiet) options.on_note = [&](const std::string& s) { std::fprintf(stderr, "parcomp: %s: %s\n", name.c_str(), s.c_str()); };
     if (progress_on) {
       options.on_progress = [&, in_size](const engine::Progress& p) {
@@ -542,11 +544,12 @@ bool write_trace(const std::string& path, const engine::Trace& trace, const Cli&
   return std::fclose(f) == 0;
 }
 
-// Whether any input may go to a GPU, to start CUDA early (gpu_warmup) only then: the parcomp
-// format's GPUs join any job, standard input's format and size are unknown; a .bz2 input (written,
-// or read: "BZh" first) goes to them with --gpu or from engine::Options::bz2_gpu_from_bytes of
-// input. CUDA's start-up beside a small .bz2 job on the CPU workers cost it 0.1-0.15 s on the
-// H200 host (the 37 MB tarball.bz2: 0.52 s against --cpu's 0.39).
+// Whether any input may go to a GPU, to start CUDA early (gpu_warmup) only then: standard
+// input's format and size are unknown; a file goes to them with --gpu, or from its size:
+// engine::Options::bz2_gpu_from_bytes for .bz2 (written, or read: "BZh" first), gpu_from_bytes
+// and gpu_decompress_from_bytes for the parcomp format. CUDA's start-up beside a small job on the
+// CPU workers cost it 0.1-0.15 s on the H200 host (the 37 MB tarball.bz2: 0.52 s against --cpu's
+// 0.39), and 0.05-0.09 s on small parcomp files on the H100 host.
 bool may_use_gpus(const Cli& cli) {
   if (!cli.engine.use_gpus) return false;
   if (cli.engine.require_gpu) return true;
@@ -554,18 +557,18 @@ bool may_use_gpus(const Cli& cli) {
     if (file == "-") return true;
     struct stat st {};
     if (::stat(file.c_str(), &st) != 0) continue;  // refused later, with its reason
-    const bool large = static_cast<std::uint64_t>(st.st_size) >= cli.engine.bz2_gpu_from_bytes;
+    const auto size = static_cast<std::uint64_t>(st.st_size);
     if (cli.mode == Cli::Mode::compress) {
-      if (cli.engine.format != engine::Format::bz2 || large) return true;
+      if (size >= (cli.engine.format == engine::Format::bz2 ? cli.engine.bz2_gpu_from_bytes : cli.engine.gpu_from_bytes)) return true;
       continue;
     }
-    if (large) return true;
     char magic[3] = {};
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
     const ssize_t got = ::read(fd, magic, sizeof magic);
     ::close(fd);
-    if (!(got == 3 && magic[0] == 'B' && magic[1] == 'Z' && magic[2] == 'h')) return true;  // parcomp's formats
+    const bool bz2 = got == 3 && magic[0] == 'B' && magic[1] == 'Z' && magic[2] == 'h';
+    if (size >= (bz2 ? cli.engine.bz2_gpu_from_bytes : cli.engine.gpu_decompress_from_bytes)) return true;
   }
   return false;
 }

@@ -16,6 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <string>
+
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -67,6 +70,52 @@ TEST(Engine, RoundTripsOverBlockAndFrameBoundaries) {
         // The frames' bodies are version-2 containers the oracle reads on its own.
         ASSERT_GE(file.size(), stream::kHeaderBytes + stream::kEndBytes);
       }
+    }
+  }
+}
+
+// The parcomp format's default workers by the input's size (Options::input_bytes): below
+// gpu_from_bytes (compression) or gpu_decompress_from_bytes (the compressed input) the CPU workers
+// alone, CUDA not started; at or above it, or of unknown size, the GPUs may join (none here in CI).
+TEST(Engine, SmallInputsStayOnTheCpuWorkersByDefault) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(200'003, seed);
+  const std::string said_cpu = "GPUs not used: an input of ";
+  for (const bool small : {true, false}) {
+    for (const bool known : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << (small ? "below the size" : "at the size") << (known ? ", size known" : ", size unknown"));
+      std::mutex m;
+      std::vector<std::string> notes;
+      engine::Options o;
+      o.block_bytes = 65536;
+      o.cpu_threads = 2;
+      o.on_note = [&](const std::string& s) {
+        const std::lock_guard lock(m);
+        notes.push_back(s);
+      };
+      o.gpu_from_bytes = small ? in.size() + 1 : in.size();
+      o.input_bytes = known ? in.size() : 0;
+      MemSource src(in, seed);
+      MemSink sink;
+      const engine::Stats st = engine::compress(src, sink, o);
+      const auto said = [&] {
+        const std::lock_guard lock(m);
+        return std::any_of(notes.begin(), notes.end(), [&](const std::string& s) { return s.find(said_cpu) != std::string::npos; });
+      };
+      const bool cpu_alone = small && known;
+      EXPECT_EQ(said(), cpu_alone);
+      if (cpu_alone) EXPECT_TRUE(st.gpus.empty());
+      notes.clear();
+      engine::Options d = o;
+      d.gpu_decompress_from_bytes = small ? sink.b.size() + 1 : sink.b.size();
+      d.input_bytes = known ? sink.b.size() : 0;
+      MemSource packed(sink.b, seed + 1);
+      MemSink back;
+      const engine::Stats sd = engine::decompress(packed, back, d);
+      EXPECT_TRUE(back.b == in);
+      EXPECT_EQ(said(), cpu_alone);
+      if (cpu_alone) EXPECT_TRUE(sd.gpus.empty());
     }
   }
 }
