@@ -170,7 +170,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
         const std::lock_guard lock(stats_m);
         st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
       }
-      job.publish(items.front().seq, std::move(r));
+      job.publish(items.front().seq, std::move(r), items.size());
     }
     if (used) {
       const std::lock_guard lock(stats_m);
@@ -498,7 +498,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
                                std::to_string(items.back().seq) + " (numbered from 0 there): " + e.what());
       }
       used = true;
-      job.publish(items.front().seq, std::move(out_block));
+      job.publish(items.front().seq, std::move(out_block), items.size());
     }
     if (used) {
       const std::lock_guard lock(stats_m);

@@ -98,10 +98,12 @@ class Job {
     cv.notify_all();
     return out;
   }
-  void publish(std::uint64_t first, Result r) {
+  // `blocks`: how many claimed items the result holds from `first` on (the parcomp format's GPU
+  // workers publish a whole batch as one result).
+  void publish(std::uint64_t first, Result r, std::uint64_t blocks = 1) {
     const std::lock_guard lock(m);
     done.emplace(first, std::move(r));
-    traced_publish(first);
+    for (std::uint64_t k = 0; k < blocks; ++k) traced_publish(first + k);
     cv.notify_all();
   }
   // The reader's flow control: wait while too many blocks are read and not yet written.

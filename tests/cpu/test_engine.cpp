@@ -288,6 +288,32 @@ TEST(Engine, MemoryIsBoundedByTheBlocksInFlight) {
 // --trace: a worker's claim is one span from the claim to its last item's result, on the claiming
 // thread's lane, however the results come (a GPU publishes a batch item by item, in any order and
 // maybe from another thread); the reader's and the writer's spans count their blocks.
+// The parcomp format's GPU workers publish a whole batch as one result: still one span, with
+// every block (before, the span never closed and no GPU batch reached the trace).
+TEST(EngineTrace, ABatchPublishedAsOneResultIsOneSpan) {
+  struct Item {
+    std::uint64_t seq = 0;
+  };
+  engine::Trace trace;
+  engine::detail::Job<Item, int> job;
+  job.trace = &trace;
+  job.cap = 16;
+  for (std::uint64_t k = 0; k < 4; ++k) {
+    ASSERT_TRUE(job.wait_for_room());
+    job.push(Item{k});
+  }
+  job.finish_input();
+  const auto batch = job.claim(4, true);
+  ASSERT_EQ(batch.size(), 4u);
+  job.publish(0, 0, batch.size());
+  std::vector<engine::Trace::Span> batches;
+  for (const auto& sp : trace.spans())
+    if (sp.what == "batch") batches.push_back(sp);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].blocks, 4u);
+  EXPECT_EQ(batches[0].lane, "gpu 0");
+}
+
 TEST(EngineTrace, AClaimIsOneSpanFromTheClaimToItsLastResult) {
   struct Item {
     std::uint64_t seq = 0;
