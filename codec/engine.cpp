@@ -90,11 +90,8 @@ namespace {
 Options pcmp_workers(const Options& o, bool decompress) {
   const std::uint64_t from = decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes;
   if (!o.use_gpus || o.require_gpu || o.input_bytes == 0 || o.input_bytes >= from || cpu_worker_count(o) == 0) return o;
-  note(o, "GPUs not used: an input of " + std::to_string(o.input_bytes) + " bytes, below " + std::to_string(from) +
-              " (--gpu uses them)");
-  Options c = o;
-  c.use_gpus = false;
-  return c;
+  return cpu_only(o, decompress ? "decompression" : "compression",
+                  "an input of " + std::to_string(o.input_bytes) + " bytes, below " + std::to_string(from) + "; --gpu uses them");
 }
 }  // namespace
 
@@ -165,11 +162,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       c->run(stream);
       Compressed r = blocks_of(c->container(stream), true);
       used = true;
-      std::size_t free_b = 0, total_b = 0;
-      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
-        const std::lock_guard lock(stats_m);
-        st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
-      }
+      record_device_peak(st, stats_m);
       job.publish(items.front().seq, std::move(r), items.size());
     }
     if (used) {
@@ -498,6 +491,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
                                std::to_string(items.back().seq) + " (numbered from 0 there): " + e.what());
       }
       used = true;
+      record_device_peak(st, stats_m);  // was never set in decompression: tool.e2e read 0
       job.publish(items.front().seq, std::move(out_block), items.size());
     }
     if (used) {

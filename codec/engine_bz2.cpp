@@ -52,16 +52,6 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
-// A .bz2 job on the CPU workers alone: `why` says why the GPUs are left out.
-Options cpu_only(const Options& o, const char* what, const std::string& why) {
-  if (o.require_gpu) throw ContractError(std::string("--gpu: ") + what + " runs on the CPU workers (" + why + ")");
-  if (cpu_worker_count(o) == 0) throw ContractError(std::string(what) + " needs CPU workers (" + why + ")");
-  if (o.use_gpus) note(o, std::string("GPUs not used: ") + what + " runs on the CPU workers (" + why + ")");
-  Options c = o;
-  c.use_gpus = false;
-  return c;
-}
-
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs alone (gpu_first: CPU workers on every hardware thread if
 // none starts), a smaller or unknown one on the CPU workers; --cpu's CPU workers.
@@ -267,11 +257,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       }
       PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
       stage("download", at, count);
-      std::size_t free_b = 0, total_b = 0;
-      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
-        const std::lock_guard lock(stats_m);
-        st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
-      }
+      record_device_peak(st, stats_m);
       for (std::size_t i = 0; i < count; ++i) job.publish(b.items[i].seq, std::move(outs[i]));
       stage("publish", at, count);
       blocks_done += count;

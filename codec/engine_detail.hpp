@@ -284,6 +284,26 @@ inline void note(const Options& o, const std::string& what) {
   if (o.on_note) o.on_note(what);
 }
 
+// A job on the CPU workers alone: `why` says why the GPUs are left out (a note when they were
+// allowed; an error with --gpu, or without CPU workers).
+inline Options cpu_only(const Options& o, const char* what, const std::string& why) {
+  if (o.require_gpu) throw ContractError(std::string("--gpu: ") + what + " runs on the CPU workers (" + why + ")");
+  if (cpu_worker_count(o) == 0) throw ContractError(std::string(what) + " needs CPU workers (" + why + ")");
+  if (o.use_gpus) note(o, std::string("GPUs not used: ") + what + " runs on the CPU workers (" + why + ")");
+  Options c = o;
+  c.use_gpus = false;
+  return c;
+}
+
+// Stats::peak_device_bytes: the memory in use on the current device now (every lane's and any
+// other process's), kept if it is the largest seen.
+inline void record_device_peak(Stats& st, std::mutex& stats_m) {
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return;
+  const std::lock_guard lock(stats_m);
+  st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
+}
+
 // The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
 // first, then runs work(device) on `lanes` threads per ready device (the options' devices, or all).
 // batches_in_flight: how many of its batches a GPU's worker holds at once (the reader's room

@@ -81,7 +81,7 @@ TEST(Engine, SmallInputsStayOnTheCpuWorkersByDefault) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   const Bytes in = word_text(200'003, seed);
-  const std::string said_cpu = "GPUs not used: an input of ";
+  const std::string said_cpu = "runs on the CPU workers (an input of ";
   for (const bool small : {true, false}) {
     for (const bool known : {true, false}) {
       SCOPED_TRACE(::testing::Message() << (small ? "below the size" : "at the size") << (known ? ", size known" : ", size unknown"));
@@ -288,21 +288,28 @@ TEST(Engine, MemoryIsBoundedByTheBlocksInFlight) {
 // --trace: a worker's claim is one span from the claim to its last item's result, on the claiming
 // thread's lane, however the results come (a GPU publishes a batch item by item, in any order and
 // maybe from another thread); the reader's and the writer's spans count their blocks.
+// A job whose items are their sequence numbers, with `n` of them read and the input ended, for the
+// trace tests.
+struct TraceItem {
+  std::uint64_t seq = 0;
+};
+using TracedJob = engine::detail::Job<TraceItem, int>;
+void fill_traced_job(TracedJob& job, engine::Trace& trace, std::uint64_t n) {
+  job.trace = &trace;
+  job.cap = 16;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    ASSERT_TRUE(job.wait_for_room());
+    job.push(TraceItem{k});
+  }
+  job.finish_input();
+}
+
 // The parcomp format's GPU workers publish a whole batch as one result: still one span, with
 // every block (before, the span never closed and no GPU batch reached the trace).
 TEST(EngineTrace, ABatchPublishedAsOneResultIsOneSpan) {
-  struct Item {
-    std::uint64_t seq = 0;
-  };
   engine::Trace trace;
-  engine::detail::Job<Item, int> job;
-  job.trace = &trace;
-  job.cap = 16;
-  for (std::uint64_t k = 0; k < 4; ++k) {
-    ASSERT_TRUE(job.wait_for_room());
-    job.push(Item{k});
-  }
-  job.finish_input();
+  TracedJob job;
+  fill_traced_job(job, trace, 4);
   const auto batch = job.claim(4, true);
   ASSERT_EQ(batch.size(), 4u);
   job.publish(0, 0, batch.size());
@@ -315,18 +322,9 @@ TEST(EngineTrace, ABatchPublishedAsOneResultIsOneSpan) {
 }
 
 TEST(EngineTrace, AClaimIsOneSpanFromTheClaimToItsLastResult) {
-  struct Item {
-    std::uint64_t seq = 0;
-  };
   engine::Trace trace;
-  engine::detail::Job<Item, int> job;
-  job.trace = &trace;
-  job.cap = 16;
-  for (std::uint64_t k = 0; k < 5; ++k) {
-    ASSERT_TRUE(job.wait_for_room());
-    job.push(Item{k});
-  }
-  job.finish_input();
+  TracedJob job;
+  fill_traced_job(job, trace, 5);
   const auto batch = job.claim(3, true);  // a GPU's batch: items 0, 1, 2
   ASSERT_EQ(batch.size(), 3u);
   double last = 0;
