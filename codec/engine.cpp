@@ -107,6 +107,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
   Job<InBlock, Compressed> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
+  job.cpu_beside_gpus = cpu_beside_gpus(o);
   Stats st;
   st.cpu_workers = cpu_workers;
   std::mutex stats_m;
@@ -150,6 +151,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     for (;;) {
       auto items = job.claim(o.gpu_batch_blocks, true);
       if (items.empty()) break;
+      job.gpu_took_work();
       Bytes batch;
       batch.reserve(items.size() * o.block_bytes);
       for (const auto& b : items) batch.insert(batch.end(), b.bytes.begin(), b.bytes.end());
@@ -284,6 +286,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
   Job<OutBlock, Decoded> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
+  job.cpu_beside_gpus = cpu_beside_gpus(o);
   Stats st;
   st.cpu_workers = cpu_workers;
   std::mutex stats_m;
@@ -464,6 +467,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       }
       auto items = job.claim(o.gpu_batch_blocks, true);
       if (items.empty()) break;
+      job.gpu_took_work();
       pipeline::Layout layout;
       layout.config = items.front().config;
       layout.block_bytes = items.front().block_bytes;

@@ -141,6 +141,9 @@ struct Options {
   // on the H200, against the pipeline's 2.1 GB/s on the device; with four at 0.93 GB/s on an H100
   // host). Each lane holds its own device buffers.
   unsigned gpu_lanes = 0;
+  // The parcomp format: CPU workers that keep taking blocks once a GPU has taken its first batch
+  // (the others leave after the block they hold); -1 takes the default, kCpuBesideGpus (0).
+  int cpu_beside_gpus = -1;
   // .bz2 decompression's walk to each group's start on the GPU (bz2gpu::WalkConfig): its lookup's
   // bits (12 or 11) and CTA threads (256 or 64); 0 takes the default, 12 and 256. For measuring.
   int bz2_gpu_walk_bits = 0;

@@ -91,6 +91,8 @@ void usage(std::FILE* to) {
                "                      ones to the CPU workers\n"
                "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
                "      --threads N     CPU workers (default: one per hardware thread)\n"
+               "      --cpu-beside-gpus N  parcomp format: CPU workers that keep taking blocks once a GPU works\n"
+               "                      (default 0: they work while CUDA starts, then leave it to the GPUs)\n"
                "      --gpu-batch N   blocks a GPU takes at a time (default 64; .bz2: 128, and 256 in decompression,\n"
                "                      whose GPU stages give a block one thread); larger batches use more memory\n"
                "      --gpu-lanes N   batches each GPU works on at once, each with its own stream and buffers\n"
@@ -207,6 +209,8 @@ Cli parse_args(int argc, char** argv) {
         throw UsageError("--threads takes a number");
       }
       if (c.engine.cpu_threads < 0) throw UsageError("--threads takes a number >= 0");
+    } else if (a == "--cpu-beside-gpus") {
+      c.engine.cpu_beside_gpus = static_cast<int>(count_in(a, value(), 0, 4096));
     } else if (a == "--gpu-batch") {
       const std::size_t n = count_in(a, value(), 1, std::size_t{1} << 20);
       c.engine.gpu_batch_blocks = n;

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 #include <string>
 
 #include <algorithm>
@@ -357,4 +358,37 @@ TEST(EngineTrace, AClaimIsOneSpanFromTheClaimToItsLastResult) {
   EXPECT_EQ(reads.size(), 5u);
   EXPECT_EQ(writes.size(), 4u);
   for (const auto& w : writes) EXPECT_EQ(w.lane, "writer 0");
+}
+
+// Once a GPU has taken work (Job::gpu_took_work), all but cpu_beside_gpus of the CPU workers leave
+// at their next claim: with three workers and one kept, one thread decodes every item; before any
+// GPU works, all three stay.
+TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
+  for (const bool gpu_works : {true, false}) {
+    SCOPED_TRACE(gpu_works ? "a GPU works" : "no GPU");
+    engine::Trace trace;
+    TracedJob job;
+    fill_traced_job(job, trace, 12);
+    job.cpu_beside_gpus = 1;
+    job.cpu_working = 3;
+    if (gpu_works) job.gpu_took_work();
+    std::mutex m;
+    std::set<std::thread::id> workers_that_worked;
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 3; ++k)
+      threads.emplace_back([&] {
+        engine::detail::cpu_worker_loop(job, [&](const TraceItem& item, cpu::Workspace&) {
+          const std::lock_guard lock(m);
+          workers_that_worked.insert(std::this_thread::get_id());
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          return static_cast<int>(item.seq);
+        });
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(job.done.size(), 12u);
+    EXPECT_EQ(job.cpu_working, gpu_works ? 1u : 3u);
+    if (gpu_works) {
+      EXPECT_EQ(workers_that_worked.size(), 1u);
+    }
+  }
 }

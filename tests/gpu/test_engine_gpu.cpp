@@ -71,6 +71,7 @@ TEST_F(EngineGpu, AnyMixOfWorkersWritesTheSameBytes) {
     engine::Options mixed = gpu_only;
     mixed.require_gpu = false;
     mixed.cpu_threads = 2;
+    mixed.cpu_beside_gpus = 2;  // both keep working beside the GPU (by default they step aside)
     const Bytes want = run(true, in, cpu_only);
     engine::Stats st;
     EXPECT_TRUE(run(true, in, gpu_only, &st) == want) << "GPU-only stream differs from the CPU engine's";
@@ -80,6 +81,46 @@ TEST_F(EngineGpu, AnyMixOfWorkersWritesTheSameBytes) {
     EXPECT_EQ(st.gpu_blocks, st.blocks);
     EXPECT_EQ(run(false, want, mixed), in);
   }
+}
+
+// The parcomp format's CPU workers (engine::Options::cpu_beside_gpus, default none) take no block
+// once a GPU has taken its first batch: in the run's trace no CPU block starts after the end of
+// the first GPU batch, both ways; with cpu_beside_gpus they do, and the bytes are the same.
+TEST_F(EngineGpu, CpuWorkersStepAsideOnceAGpuWorks) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = datasets::bytes_with_entropy(sized(24 << 20, 6 << 20) + 777, 3.0, seed);
+  engine::Options o;
+  o.block_bytes = 128 << 10;
+  o.cpu_threads = 2;
+  o.gpu_batch_blocks = 8;
+  o.gpu_lanes = 2;
+  auto cpu_blocks_after_first_gpu_batch = [](const engine::Trace& t) {
+    double first_gpu_end = 1e30;
+    for (const auto& s : t.spans())
+      if (s.lane.rfind("gpu", 0) == 0 && s.what == "batch") first_gpu_end = std::min(first_gpu_end, s.end);
+    EXPECT_LT(first_gpu_end, 1e30) << "no GPU batch in the trace";
+    int n = 0;
+    for (const auto& s : t.spans())
+      if (s.lane.rfind("cpu", 0) == 0 && s.start > first_gpu_end) ++n;
+    return n;
+  };
+  engine::Trace tc, td;
+  o.trace = &tc;
+  engine::Stats st;
+  const Bytes packed = run(true, in, o, &st);
+  EXPECT_EQ(cpu_blocks_after_first_gpu_batch(tc), 0);
+  EXPECT_GT(st.gpu_blocks, 0u);
+  o.trace = &td;
+  EXPECT_EQ(run(false, packed, o, &st), in);
+  EXPECT_EQ(cpu_blocks_after_first_gpu_batch(td), 0);
+  EXPECT_GT(st.gpu_blocks, 0u);
+  engine::Options beside = o;
+  beside.cpu_beside_gpus = 2;
+  engine::Trace tb;
+  beside.trace = &tb;
+  EXPECT_TRUE(run(true, in, beside) == packed) << "the bytes depend on the CPU workers' share";
+  EXPECT_GT(cpu_blocks_after_first_gpu_batch(tb), 0) << "with cpu_beside_gpus the CPU workers kept no share";
 }
 
 TEST_F(EngineGpu, DamagedStreamsAreErrorsOnTheGpuToo) {
