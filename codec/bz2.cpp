@@ -465,7 +465,7 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
                          DecodeScratch& scratch, const Where& where, bool input_ends_here) {
   if (!scratch.work) scratch.work = std::make_unique<DecodeWork>();
   const auto limit = static_cast<std::uint32_t>(block_limit(level));
-  std::vector<std::uint32_t>& tt = scratch.tt;
+  auto& tt = scratch.tt;
   if (tt.size() < limit) tt.resize(limit);
   std::uint32_t counts[256];
   std::uint32_t* t = tt.data();

@@ -24,6 +24,7 @@
 #include "codec/common/bz2_block.hpp"   // the format's constants, a block's symbols and inverse BWT (host and device)
 #include "codec/common/bz2_encode.hpp"  // a block's bits from its BWT, bzip2's Huffman lengths (host and device)
 #include "codec/common/errors.hpp"
+#include "codec/common/huge_pages.hpp"
 
 #include <array>
 #include <cstddef>
@@ -142,7 +143,7 @@ std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_
 
 // The working memory of decode_block, reused from block to block.
 struct DecodeScratch {
-  std::vector<std::uint32_t> tt;
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> tt;  // 4 bytes a byte of the block
   std::unique_ptr<DecodeWork> work;
   std::vector<std::uint8_t> bytes;  // the block's bytes after the inverse BWT
   RulerScratch rulers;

@@ -5,6 +5,7 @@
 #include "codec/common/codes.hpp"
 #include "codec/common/crc32.hpp"
 #include "codec/common/errors.hpp"
+#include "codec/common/huge_pages.hpp"
 #include "codec/common/stages.hpp"
 
 #include <divsufsort.h>
@@ -25,14 +26,18 @@ using pipeline::BlockEntry;
 using pipeline::Config;
 
 struct Workspace::Buffers {
-  std::vector<std::int32_t> sa;
-  std::vector<std::uint8_t> text, last, moved, symbols, selectors, marks;
-  std::vector<std::uint32_t> words, tt;
+  // The large ones on huge pages (codec/common/huge_pages.hpp).
+  template <typename T>
+  using Huge = std::vector<T, HugePageAllocator<T>>;
+  Huge<std::int32_t> sa;
+  Huge<std::uint8_t> text, last;
+  std::vector<std::uint8_t> moved, symbols, selectors, marks;
+  Huge<std::uint32_t> words, tt;
   std::vector<std::uint64_t> index;
   bz2::EncodeScratch bz2_encode;
   bz2::DecodeScratch bz2_decode;
-  template <typename T>
-  static T* at_least(std::vector<T>& v, std::size_t n) {
+  template <typename V>
+  static auto* at_least(V& v, std::size_t n) {
     if (v.size() < n) v.resize(n);
     return v.data();
   }

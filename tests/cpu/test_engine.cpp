@@ -106,7 +106,9 @@ TEST(Engine, SmallInputsStayOnTheCpuWorkersByDefault) {
       };
       const bool cpu_alone = small && known;
       EXPECT_EQ(said(), cpu_alone);
-      if (cpu_alone) EXPECT_TRUE(st.gpus.empty());
+      if (cpu_alone) {
+        EXPECT_TRUE(st.gpus.empty());
+      }
       notes.clear();
       engine::Options d = o;
       d.gpu_decompress_from_bytes = small ? sink.b.size() + 1 : sink.b.size();
@@ -116,7 +118,9 @@ TEST(Engine, SmallInputsStayOnTheCpuWorkersByDefault) {
       const engine::Stats sd = engine::decompress(packed, back, d);
       EXPECT_TRUE(back.b == in);
       EXPECT_EQ(said(), cpu_alone);
-      if (cpu_alone) EXPECT_TRUE(sd.gpus.empty());
+      if (cpu_alone) {
+        EXPECT_TRUE(sd.gpus.empty());
+      }
     }
   }
 }
