@@ -148,10 +148,14 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
     bool used = false;
+    // --trace: the lane's parts ("stage" lanes, as .bz2's): the batch gathered into one buffer,
+    // its upload, the GPU pipeline, the container (download and assembly), the results handed on.
+    const TraceSteps steps(o.trace, "stage");
     for (;;) {
       auto items = job.claim(o.gpu_batch_blocks, true);
       if (items.empty()) break;
       job.gpu_took_work();
+      double at = steps.now();
       Bytes batch;
       batch.reserve(items.size() * o.block_bytes);
       for (const auto& b : items) batch.insert(batch.end(), b.bytes.begin(), b.bytes.end());
@@ -160,12 +164,17 @@ Stats compress(Source& in, Sink& out, const Options& options) {
         c.emplace(o.config, batch.size(), o.block_bytes);
         c_bytes = batch.size();
       }
+      steps.step("gather", at, items.size());
       c->upload(batch, stream);
+      steps.step("upload", at, items.size());
       c->run(stream);
+      steps.step("run", at, items.size());
       Compressed r = blocks_of(c->container(stream), true);
+      steps.step("container", at, items.size());
       used = true;
       record_device_peak(st, stats_m);
       job.publish(items.front().seq, std::move(r), items.size());
+      steps.step("publish", at, items.size());
     }
     if (used) {
       const std::lock_guard lock(stats_m);
@@ -458,6 +467,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
     const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
     std::optional<pipeline::GpuDecompressor> dec;
     bool used = false;
+    const TraceSteps steps(o.trace, "stage");  // as in compression: the lane's parts
     for (;;) {
       // Blocks of a size the GPU pipeline takes (a multiple of 16): else the CPU decodes them all.
       {
@@ -468,6 +478,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       auto items = job.claim(o.gpu_batch_blocks, true);
       if (items.empty()) break;
       job.gpu_took_work();
+      double at = steps.now();
       pipeline::Layout layout;
       layout.config = items.front().config;
       layout.block_bytes = items.front().block_bytes;
@@ -479,6 +490,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         payloads.emplace_back(p.begin(), p.end());
       }
       const Bytes file = pipeline::assemble(std::move(layout), payloads);
+      steps.step("gather", at, items.size());
       Decoded out_block;
       out_block.blocks = static_cast<std::uint32_t>(items.size());
       out_block.gpu = true;
@@ -488,8 +500,11 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         else
           dec->reset(file);
         dec->load(stream);
+        steps.step("load", at, items.size());
         dec->run(stream);
+        steps.step("run", at, items.size());
         out_block.bytes = dec->output(stream);
+        steps.step("output", at, items.size());
       } catch (const CorruptDataError& e) {
         throw CorruptDataError(where(items.front()) + "in blocks " + std::to_string(items.front().seq) + ".." +
                                std::to_string(items.back().seq) + " (numbered from 0 there): " + e.what());
@@ -497,6 +512,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       used = true;
       record_device_peak(st, stats_m);  // was never set in decompression: tool.e2e read 0
       job.publish(items.front().seq, std::move(out_block), items.size());
+      steps.step("publish", at, items.size());
     }
     if (used) {
       const std::lock_guard lock(stats_m);
