@@ -188,7 +188,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
   auto tile_end = [&](std::size_t t) { return std::min(limit, (t + 1) * kTile); };
   // Each tile's last stretch start (n: none inside), then the stretch start of each tile's first byte.
   std::vector<std::size_t> last_start(tiles, n), first_stretch(tiles, 0);
-  for_each_block(tiles, threads, [&](std::size_t t) {
+  for_each_block_urgent(tiles, threads, [&](std::size_t t) {
     for (std::size_t i = tile_end(t); i-- > std::max<std::size_t>(t * kTile, 1);)
       if (p[i] != p[i - 1]) {
         last_start[t] = i;
@@ -223,7 +223,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
     }
   };
   std::vector<std::uint64_t> q(tiles + 1, 0);  // bytes of the runs starting in each tile, then before each tile
-  for_each_block(tiles, threads, [&](std::size_t t) {
+  for_each_block_urgent(tiles, threads, [&](std::size_t t) {
     std::uint64_t sum = 0;
     walk(t, [&sum](std::size_t, std::size_t, std::size_t bytes) { sum += bytes; });
     q[t + 1] = sum;
@@ -392,10 +392,24 @@ void StreamWriter::add(const BlockBits& block, std::vector<std::uint8_t>& out) {
   } else {
     const std::size_t at = out.size();
     out.resize(at + whole);
-    std::uint32_t carry = partial_;
-    for (std::size_t i = 0; i < whole; ++i) {
-      const std::uint32_t b = block.bytes[i];
-      out[at + i] = static_cast<std::uint8_t>((carry << (8 - pb)) | (b >> pb));
+    std::uint8_t* o = out.data() + at;
+    const std::uint8_t* in = block.bytes.data();
+    std::uint32_t carry = partial_;  // the pb bits not yet written, in the low bits
+    std::size_t i = 0;
+    // Eight bytes at a time, as big-endian words: the carry's bits, then the word's first 64 - pb
+    // (byte by byte, this loop was most of the writer's time: 0.47 ms a block on 25 copies of the
+    // tarball on the H100 host, the writer busy 86% of the run).
+    for (; i + 8 <= whole; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, in + i, 8);
+      w = __builtin_bswap64(w);
+      const std::uint64_t v = __builtin_bswap64((std::uint64_t{carry} << (64 - pb)) | (w >> pb));
+      std::memcpy(o + i, &v, 8);
+      carry = static_cast<std::uint32_t>(w & ((std::uint64_t{1} << pb) - 1));
+    }
+    for (; i < whole; ++i) {
+      const std::uint32_t b = in[i];
+      o[i] = static_cast<std::uint8_t>((carry << (8 - pb)) | (b >> pb));
       carry = b & ((1u << pb) - 1);
     }
     partial_ = carry;

@@ -19,11 +19,18 @@ struct Job {
   std::exception_ptr error;
   unsigned wanted = 0;  // helpers still wanted (the pool's mutex)
   unsigned active = 0;  // helpers working on it (the pool's mutex)
+  bool urgent = false;
   std::condition_variable helpers_done;
 
-  void work() {
+  // A helper (yield_to: the pool's count of urgent calls waiting) leaves a call that is not urgent
+  // after its current block when an urgent one waits; the caller finishes what is left.
+  void work(const std::atomic<unsigned>* yield_to = nullptr) {
     try {
-      for (std::size_t b = next++; b < blocks; b = next++) (*body)(b);
+      for (std::size_t b = next++; b < blocks;) {
+        (*body)(b);
+        if (yield_to != nullptr && !urgent && yield_to->load(std::memory_order_relaxed) > 0) return;
+        b = next++;
+      }
     } catch (...) {
       const std::lock_guard lock(error_m);
       if (!error) error = std::current_exception();
@@ -49,12 +56,18 @@ class Pool {
     for (auto& t : threads_) t.join();
   }
 
-  void run(Job& j, unsigned helpers) {
+  void run(Job& j, unsigned helpers, bool urgent) {
     if (helpers > 0 && !threads_.empty()) {
       {
         const std::lock_guard lock(m_);
         j.wanted = helpers;
-        queue_.push_back(&j);
+        j.urgent = urgent;
+        if (urgent) {
+          queue_.push_front(&j);
+          ++urgent_waiting_;
+        } else {
+          queue_.push_back(&j);
+        }
       }
       if (helpers == 1) cv_.notify_one();
       else cv_.notify_all();
@@ -65,6 +78,7 @@ class Pool {
     for (auto it = queue_.begin(); it != queue_.end(); ++it)
       if (*it == &j) {
         queue_.erase(it);
+        if (j.urgent) --urgent_waiting_;
         break;
       }
     j.helpers_done.wait(lock, [&] { return j.active == 0; });
@@ -82,10 +96,13 @@ class Pool {
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
       Job* j = queue_.front();
-      if (--j->wanted == 0) queue_.pop_front();
+      if (--j->wanted == 0) {
+        queue_.pop_front();
+        if (j->urgent) --urgent_waiting_;
+      }
       ++j->active;
       lock.unlock();
-      j->work();
+      j->work(&urgent_waiting_);
       lock.lock();
       if (--j->active == 0) j->helpers_done.notify_all();
     }
@@ -94,17 +111,18 @@ class Pool {
   std::mutex m_;
   std::condition_variable cv_;
   std::deque<Job*> queue_;
+  std::atomic<unsigned> urgent_waiting_{0};  // urgent calls in the queue (changed under m_)
   std::vector<std::thread> threads_;
   bool stop_ = false;
 };
 
 }  // namespace
 
-void run_parallel(std::size_t blocks, unsigned helpers, const std::function<void(std::size_t)>& body) {
+void run_parallel(std::size_t blocks, unsigned helpers, const std::function<void(std::size_t)>& body, bool urgent) {
   Job j;
   j.blocks = blocks;
   j.body = &body;
-  Pool::get().run(j, helpers);
+  Pool::get().run(j, helpers, urgent);
   if (j.error) std::rethrow_exception(j.error);
 }
 
