@@ -508,15 +508,20 @@ StageTimes GpuDecompressor::run(cudaStream_t stream) {
 }
 
 std::vector<std::uint8_t> GpuDecompressor::output(cudaStream_t stream) {
+  std::vector<std::uint8_t> out;
+  output(stream, out);
+  return out;
+}
+
+void GpuDecompressor::output(cudaStream_t stream, std::vector<std::uint8_t>& out) {
   State& s = *s_;
-  std::vector<std::uint8_t> out(s.n);
+  out.resize(s.n);
   if (s.n != 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(out.data(), s.out.data(), s.n, cudaMemcpyDeviceToHost, stream));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
   for_each_block(s.blocks, 0, [&](std::size_t b) {
     if (crc32(std::span(out).subspan(b * s.block, len_of(s.n, s.block, b))) != s.layout.blocks[b].crc)
       throw CorruptDataError("parcomp container: block " + std::to_string(b) + ": CRC-32 of the decoded block does not match");
   });
-  return out;
 }
 
 std::vector<std::uint8_t> compress_gpu(Config config, std::span<const std::uint8_t> in, std::size_t block_bytes,

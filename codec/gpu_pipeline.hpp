@@ -62,6 +62,8 @@ class GpuDecompressor {
   void load(cudaStream_t stream);
   StageTimes run(cudaStream_t stream);
   std::vector<std::uint8_t> output(cudaStream_t stream);
+  // The same into `out` (resized; a vector kept from an earlier batch is not zeroed again).
+  void output(cudaStream_t stream, std::vector<std::uint8_t>& out);
   std::size_t original_bytes() const;
 
  private:
