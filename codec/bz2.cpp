@@ -188,7 +188,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
   auto tile_end = [&](std::size_t t) { return std::min(limit, (t + 1) * kTile); };
   // Each tile's last stretch start (n: none inside), then the stretch start of each tile's first byte.
   std::vector<std::size_t> last_start(tiles, n), first_stretch(tiles, 0);
-  for_each_block_urgent(tiles, threads, [&](std::size_t t) {
+  for_each_block(tiles, threads, [&](std::size_t t) {
     for (std::size_t i = tile_end(t); i-- > std::max<std::size_t>(t * kTile, 1);)
       if (p[i] != p[i - 1]) {
         last_start[t] = i;
@@ -223,7 +223,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
     }
   };
   std::vector<std::uint64_t> q(tiles + 1, 0);  // bytes of the runs starting in each tile, then before each tile
-  for_each_block_urgent(tiles, threads, [&](std::size_t t) {
+  for_each_block(tiles, threads, [&](std::size_t t) {
     std::uint64_t sum = 0;
     walk(t, [&sum](std::size_t, std::size_t, std::size_t bytes) { sum += bytes; });
     q[t + 1] = sum;

@@ -5,8 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <string>
 #include <mutex>
 #include <thread>
 
@@ -19,20 +17,6 @@ std::once_flag started;
 State state;
 std::chrono::steady_clock::time_point t0;
 
-// How a host thread waits for its GPU work (cudaStreamSynchronize and the like): blocking by
-// default, so that the lanes' waits leave their cores to the host stages (the .bz2 block cut and
-// run-length stage, the CRCs, the writer), which bound the tool on 16 host threads; CUDA's own
-// default spins while it waits. PARCOMP_CUDA_SCHEDULE=spin|yield|blocking|auto chooses, for
-// measuring.
-unsigned schedule_flags() {
-  const char* v = std::getenv("PARCOMP_CUDA_SCHEDULE");
-  const std::string s = v != nullptr ? v : "blocking";
-  if (s == "spin") return cudaDeviceScheduleSpin;
-  if (s == "yield") return cudaDeviceScheduleYield;
-  if (s == "auto") return 0;
-  return cudaDeviceScheduleBlockingSync;
-}
-
 void run() {
   const int count = cuda_device_count();
   std::vector<int> ready;
@@ -42,13 +26,9 @@ void run() {
   } else {
     std::vector<std::thread> threads;
     std::vector<int> ok(static_cast<std::size_t>(count), 0);
-    const unsigned flags = schedule_flags();
     for (int d = 0; d < count; ++d)
-      threads.emplace_back([d, flags, &ok] {
-        if (cudaSetDevice(d) != cudaSuccess) return;
-        // Before the context exists; a context made earlier (by a caller's own CUDA use) keeps its own.
-        if (flags != 0 && cudaSetDeviceFlags(flags) != cudaSuccess) (void)cudaGetLastError();
-        if (cudaFree(nullptr) == cudaSuccess) ok[static_cast<std::size_t>(d)] = 1;
+      threads.emplace_back([d, &ok] {
+        if (cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess) ok[static_cast<std::size_t>(d)] = 1;
       });
     for (auto& t : threads) t.join();
     for (int d = 0; d < count; ++d)

@@ -19,18 +19,11 @@ struct Job {
   std::exception_ptr error;
   unsigned wanted = 0;  // helpers still wanted (the pool's mutex)
   unsigned active = 0;  // helpers working on it (the pool's mutex)
-  bool urgent = false;
   std::condition_variable helpers_done;
 
-  // A helper (yield_to: the pool's count of urgent calls waiting) leaves a call that is not urgent
-  // after its current block when an urgent one waits; the caller finishes what is left.
-  void work(const std::atomic<unsigned>* yield_to = nullptr) {
+  void work() {
     try {
-      for (std::size_t b = next++; b < blocks;) {
-        (*body)(b);
-        if (yield_to != nullptr && !urgent && yield_to->load(std::memory_order_relaxed) > 0) return;
-        b = next++;
-      }
+      for (std::size_t b = next++; b < blocks; b = next++) (*body)(b);
     } catch (...) {
       const std::lock_guard lock(error_m);
       if (!error) error = std::current_exception();
@@ -56,18 +49,12 @@ class Pool {
     for (auto& t : threads_) t.join();
   }
 
-  void run(Job& j, unsigned helpers, bool urgent) {
+  void run(Job& j, unsigned helpers) {
     if (helpers > 0 && !threads_.empty()) {
       {
         const std::lock_guard lock(m_);
         j.wanted = helpers;
-        j.urgent = urgent;
-        if (urgent) {
-          queue_.push_front(&j);
-          ++urgent_waiting_;
-        } else {
-          queue_.push_back(&j);
-        }
+        queue_.push_back(&j);
       }
       if (helpers == 1) cv_.notify_one();
       else cv_.notify_all();
@@ -78,7 +65,6 @@ class Pool {
     for (auto it = queue_.begin(); it != queue_.end(); ++it)
       if (*it == &j) {
         queue_.erase(it);
-        if (j.urgent) --urgent_waiting_;
         break;
       }
     j.helpers_done.wait(lock, [&] { return j.active == 0; });
@@ -96,13 +82,10 @@ class Pool {
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
       Job* j = queue_.front();
-      if (--j->wanted == 0) {
-        queue_.pop_front();
-        if (j->urgent) --urgent_waiting_;
-      }
+      if (--j->wanted == 0) queue_.pop_front();
       ++j->active;
       lock.unlock();
-      j->work(&urgent_waiting_);
+      j->work();
       lock.lock();
       if (--j->active == 0) j->helpers_done.notify_all();
     }
@@ -111,18 +94,17 @@ class Pool {
   std::mutex m_;
   std::condition_variable cv_;
   std::deque<Job*> queue_;
-  std::atomic<unsigned> urgent_waiting_{0};  // urgent calls in the queue (changed under m_)
   std::vector<std::thread> threads_;
   bool stop_ = false;
 };
 
 }  // namespace
 
-void run_parallel(std::size_t blocks, unsigned helpers, const std::function<void(std::size_t)>& body, bool urgent) {
+void run_parallel(std::size_t blocks, unsigned helpers, const std::function<void(std::size_t)>& body) {
   Job j;
   j.blocks = blocks;
   j.body = &body;
-  Pool::get().run(j, helpers, urgent);
+  Pool::get().run(j, helpers);
   if (j.error) std::rethrow_exception(j.error);
 }
 

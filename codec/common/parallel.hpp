@@ -16,27 +16,20 @@ namespace detail {
 // started afresh at every call before, 20-50 us each, which a call of a few ms (the cut of a 32 MiB
 // read on 16 threads) paid 15 times. The caller works too, so a call made from inside a body (or
 // while every pool thread is busy) still ends: it waits only for the helpers that joined it.
-// An urgent call goes before the calls waiting for helpers (a call on the critical path of the
-// whole pipeline, while others fill the pool).
-void run_parallel(std::size_t blocks, unsigned helpers, const std::function<void(std::size_t)>& body, bool urgent = false);
+void run_parallel(std::size_t blocks, unsigned helpers, const std::function<void(std::size_t)>& body);
 }  // namespace detail
 
 // Calls body(b) for b in [0, blocks) on up to `threads` threads (0 = all hardware threads);
 // each thread gets its blocks one at a time. The first exception thrown by a body is rethrown.
 template <typename Body>
-void for_each_block(std::size_t blocks, unsigned threads, Body&& body, bool urgent = false) {
+void for_each_block(std::size_t blocks, unsigned threads, Body&& body) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t use = std::min<std::size_t>(threads, blocks);
   if (use <= 1) {
     for (std::size_t b = 0; b < blocks; ++b) body(b);
     return;
   }
-  detail::run_parallel(blocks, static_cast<unsigned>(use - 1), std::function<void(std::size_t)>(std::ref(body)), urgent);
-}
-// The same, before the calls waiting for helpers (detail::run_parallel's urgent).
-template <typename Body>
-void for_each_block_urgent(std::size_t blocks, unsigned threads, Body&& body) {
-  for_each_block(blocks, threads, std::forward<Body>(body), true);
+  detail::run_parallel(blocks, static_cast<unsigned>(use - 1), std::function<void(std::size_t)>(std::ref(body)));
 }
 
 }  // namespace parcomp

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -65,39 +64,6 @@ TEST(Parallel, TheFirstExceptionIsRethrown) {
   std::atomic<std::size_t> n{0};
   for_each_block(100, 0, [&](std::size_t) { n.fetch_add(1); });
   EXPECT_EQ(n.load(), 100u);
-}
-
-// An urgent call (the .bz2 block cut, on the pipeline's critical path) gets the pool's helpers
-// while a long call holds them all: a helper leaves the long call after its current block. Without
-// that the urgent call ran on its caller alone until the long call had no blocks left.
-TEST(Parallel, AnUrgentCallGetsHelpersFromALongCall) {
-  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: the pool has no helpers";
-  std::atomic<std::size_t> long_done{0};
-  std::atomic<bool> long_started{false};
-  std::thread long_caller([&] {
-    for_each_block(600, 0, [&](std::size_t) {
-      long_started = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      long_done.fetch_add(1);
-    });
-  });
-  while (!long_started) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every helper is inside the long call
-  std::mutex m;
-  std::set<std::thread::id> ids;
-  std::size_t long_done_when_urgent_ended = 0;
-  parcomp::for_each_block_urgent(64, 0, [&](std::size_t) {
-    {
-      const std::lock_guard lock(m);
-      ids.insert(std::this_thread::get_id());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  });
-  long_done_when_urgent_ended = long_done.load();
-  long_caller.join();
-  EXPECT_EQ(long_done.load(), 600u);
-  EXPECT_GE(ids.size(), 2u) << "the urgent call ran on its caller alone";
-  EXPECT_LT(long_done_when_urgent_ended, 600u);
 }
 
 }  // namespace
