@@ -126,8 +126,44 @@ struct OutBits {
 struct PreparedBatch {
   std::vector<InBlock> items;
   std::unique_ptr<std::uint8_t[]> rle;  // offsets.back() bytes, not zeroed: every byte is written
+  std::size_t rle_capacity = 0;
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint32_t> crc;
+};
+
+// The batches' run-length buffers (about 115 MB each at -9), back from the lanes once uploaded: a
+// fresh one per batch took its page faults every time, on the host threads that bound .bz2
+// compression (the preparer's run-length stage, 1.9-3.0 s busy on 25 copies on H100 hosts). One
+// spare is kept (host memory: #18's bound of 2 GB).
+class RleBuffers {
+ public:
+  void take(PreparedBatch& b, std::size_t need) {
+    need = std::max<std::size_t>(need, 1);
+    {
+      const std::lock_guard lock(m_);
+      if (spare_ && spare_capacity_ >= need) {
+        b.rle = std::move(spare_);
+        b.rle_capacity = spare_capacity_;
+        return;
+      }
+    }
+    const std::size_t capacity = need + need / 16;  // room for the next batch, a little larger
+    b.rle.reset(new std::uint8_t[capacity]);
+    b.rle_capacity = capacity;
+  }
+  void give_back(PreparedBatch& b) {
+    const std::lock_guard lock(m_);
+    if (b.rle && (!spare_ || b.rle_capacity > spare_capacity_)) {
+      spare_ = std::move(b.rle);
+      spare_capacity_ = b.rle_capacity;
+    }
+    b.rle.reset();
+  }
+
+ private:
+  std::mutex m_;
+  std::unique_ptr<std::uint8_t[]> spare_;
+  std::size_t spare_capacity_ = 0;
 };
 
 // One GPU in .bz2 compression: a preparer thread claims a batch and runs the initial run-length
@@ -143,25 +179,28 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
   bool gpu_gone = false;
   std::atomic<std::uint64_t> blocks_done{0};
   Trace* const tr = o.trace;
+  RleBuffers rle_buffers;
   std::thread preparer([&] {
     try {
       const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
+      std::vector<Bytes> rle;  // each block's run-length stage, kept from batch to batch (as rle_buffers)
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
         b.items = job.claim(o.gpu_batch_blocks, true);
         const double t1 = tr != nullptr ? tr->now() : 0.0;
-        std::vector<Bytes> rle(b.items.size());
+        if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
         for_each_block(b.items.size(), 0, [&](std::size_t i) {
+          rle[i].clear();
           bz2::rle1_encode(b.items[i].bytes, rle[i]);
           b.crc[i] = bz2::block_crc(b.items[i].bytes);
         });
         // One after the other, copied in place on every host thread (appending them one by one on
         // this thread, a batch's tens of MB, was most of a batch's preparation on an H100 host).
-        for (const Bytes& r : rle) b.offsets.push_back(b.offsets.back() + r.size());
-        b.rle.reset(new std::uint8_t[std::max<std::uint64_t>(b.offsets.back(), 1)]);
-        for_each_block(rle.size(), 0, [&](std::size_t i) {
+        for (std::size_t i = 0; i < b.items.size(); ++i) b.offsets.push_back(b.offsets.back() + rle[i].size());
+        rle_buffers.take(b, b.offsets.back());
+        for_each_block(b.items.size(), 0, [&](std::size_t i) {
           if (!rle[i].empty()) std::memcpy(b.rle.get() + b.offsets[i], rle[i].data(), rle[i].size());
         });
         const bool last = b.items.empty();
@@ -238,6 +277,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
       bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
       stage("upload+sort", at, count);  // forward_segments waits for its last round
+      rle_buffers.give_back(b);  // uploaded (and sorted)
       bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
                            encode_scratch.data(), encode_scratch.size_bytes(), stream);
       std::vector<std::uint64_t> bits(count);
