@@ -222,12 +222,40 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
       r = e;
     }
   };
-  std::vector<std::uint64_t> q(tiles + 1, 0);  // bytes of the runs starting in each tile, then before each tile
-  for_each_block(tiles, threads, [&](std::size_t t) {
+  // The bytes of the runs starting in tile t, as walk(t) sums them, faster: eight bytes at once
+  // wherever no run of four or more starts among them (rle1_encode's test), each then adding one
+  // byte whatever runs of one to three it belongs to; the position after them is taken as a run
+  // start (a short run reaching it from before adds as many bytes either way). No such step within
+  // 10 bytes of the tile's end, so that a short run crossing it is counted whole, as walk counts it.
+  // Text has pairs of equal bytes in most eight-byte windows, which sent walk's steps to its
+  // byte-by-byte path (the cut ran at 0.95 GB/s per CPU-second on the tarball, and bounded GPU
+  // .bz2 compression of 25 copies on H100 hosts).
+  auto tile_bytes = [&](std::size_t t) {
+    const std::size_t a = t * kTile, b = tile_end(t), ss = first_stretch[t];
+    std::size_t r = a;
+    if ((a - ss) % kMaxRun != 0) {
+      const std::size_t next = ss + ((a - ss) / kMaxRun + 1) * kMaxRun;
+      while (r < next && r < n && p[r] == p[ss]) ++r;
+    }
     std::uint64_t sum = 0;
-    walk(t, [&sum](std::size_t, std::size_t, std::size_t bytes) { sum += bytes; });
-    q[t + 1] = sum;
-  });
+    while (r < b) {
+      while (r + 11 <= b) {
+        const std::uint64_t w0 = load8(p + r), w1 = load8(p + r + 1), w2 = load8(p + r + 2), w3 = load8(p + r + 3);
+        if ((zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) != 0) break;
+        sum += 8;
+        r += 8;
+      }
+      if (r >= b) break;
+      std::size_t e = r + 1;
+      while (e < n && e - r < kMaxRun && p[e] == p[r]) ++e;
+      const std::size_t len = e - r;
+      sum += len < 4 ? len : 5;
+      r = e;
+    }
+    return sum;
+  };
+  std::vector<std::uint64_t> q(tiles + 1, 0);  // bytes of the runs starting in each tile, then before each tile
+  for_each_block(tiles, threads, [&](std::size_t t) { q[t + 1] = tile_bytes(t); });
   for (std::size_t t = 0; t < tiles; ++t) q[t + 1] += q[t];
   std::size_t x = 0, t = 0;
   std::uint64_t qx = 0;
