@@ -18,7 +18,13 @@ from pathlib import Path
 ORDER = ("reader", "input", "cuda", "prep", "gpu", "stage", "cpu", "writer")
 COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "write": "C1",
            "wait": "0.85", "prepare": "C4", "upload+sort": "C5", "encode": "C6", "download": "C8", "publish": "C9",
-           "upload": "C5", "finish": "C4", "cut": "C0", "chunk": "C7", "read()": "C9"}
+           "upload": "C5", "finish": "C4", "cut": "C0", "chunk": "C7", "read()": "C9",
+           "gather": "C4", "run": "C6", "container": "C8", "load": "C4", "output": "C8"}
+FALLBACK = "C9"  # a kind of span this script does not know yet: drawn all the same, in the legend
+
+
+def colour_of(what: str) -> str:
+    return COLOURS.get(what, FALLBACK)
 
 
 def load(path: Path) -> dict:
@@ -69,11 +75,11 @@ def figure(doc: dict, path: Path, out: Path) -> Path:
     names = lanes(spans)
     rows = {lane: i for i, lane in enumerate(names)}
     fig, ax = plt.subplots(figsize=(12, 0.45 * len(names) + 1.8))
-    for what, colour in COLOURS.items():
+    kinds = sorted({s["what"] for s in spans}, key=lambda w: (w not in COLOURS, list(COLOURS).index(w) if w in COLOURS else 0, w))
+    for what in kinds:  # every kind of span, known or not
         mine = [s for s in spans if s["what"] == what]
-        if mine:
-            ax.barh([rows[s["lane"]] for s in mine], [s["end"] - s["start"] for s in mine], left=[s["start"] for s in mine],
-                    height=0.7, color=colour, edgecolor="black", linewidth=0.2, label=what)
+        ax.barh([rows[s["lane"]] for s in mine], [s["end"] - s["start"] for s in mine], left=[s["start"] for s in mine],
+                height=0.7, color=colour_of(what), edgecolor="black", linewidth=0.2, label=what)
     stats = {r["lane"]: r for r in summary(doc)}
     ax.set_yticks(range(len(names)))
     ax.set_yticklabels([f"{lane} ({stats[lane]['busy']:.0%} busy)" for lane in names], fontsize=8)

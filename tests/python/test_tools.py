@@ -278,6 +278,33 @@ def test_timeline_busy_leaves_out_waits():
     assert [r["lane"] for r in tool_timeline.summary(doc)] == ["prep 0", "stage 0"]
 
 
+def test_timeline_draws_every_kind_of_span(tmp_path):
+    """Every kind of span is drawn, one the script has no colour for too (the parcomp format's GPU
+    lanes' parts were left out of the figure before they had colours)."""
+    sys.path.insert(0, str(ROOT / "plots"))
+    import tool_timeline
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    doc = {"trace": "parcomp", "spans": [
+        {"lane": "stage 0", "what": "gather", "start": 0.0, "end": 0.2, "blocks": 4},
+        {"lane": "stage 0", "what": "something new", "start": 0.2, "end": 0.5, "blocks": 4},
+        {"lane": "writer 0", "what": "write", "start": 0.5, "end": 0.6, "blocks": 4}]}
+    seen = []
+    real = plt.Axes.barh
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs.get("label"))
+        return real(self, *args, **kwargs)
+
+    plt.Axes.barh = spy
+    try:
+        tool_timeline.figure(doc, tmp_path / "t.json", tmp_path)
+    finally:
+        plt.Axes.barh = real
+    assert sorted(seen) == ["gather", "something new", "write"]
+
+
 def test_compare_by_experiment(tmp_path):
     """A table and a plot per experiment and a summary with the verdicts' counts; a gzipped file is
     named without .json.gz."""
