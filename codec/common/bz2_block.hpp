@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 
 namespace parcomp::bz2 {
@@ -32,6 +33,28 @@ PARCOMP_HD inline void shift_up(std::uint8_t* p, int j) {
   for (int k = j; k > 0; --k) p[k] = p[k - 1];
 #else
   std::memmove(p + 1, p, static_cast<std::size_t>(j));
+#endif
+}
+
+// The same on a list of 256 bytes (the inverse MTF of the symbols): on the host one eight-byte word
+// for the short moves that most MTF values make (j < 8), memmove for the rest; a memmove call per
+// symbol was 8% of the CPU reader's time on the Linux tarball.
+PARCOMP_HD inline void shift_up_256(std::uint8_t* p, int j) {
+#if defined(__CUDA_ARCH__)
+  shift_up(p, j);
+#else
+  if (j < 8) {
+    static_assert(std::endian::native == std::endian::little, "shift_up_256's word path is little-endian");
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    // Bytes 1 .. j take bytes 0 .. j-1; byte 0 and the bytes past j stay.
+    const std::uint64_t through_j = j == 7 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * (j + 1))) - 1;
+    const std::uint64_t mask = through_j & ~std::uint64_t{0xFF};
+    w = (w & ~mask) | ((w << 8) & mask);
+    std::memcpy(p, &w, 8);
+    return;
+  }
+  shift_up(p, j);
 #endif
 }
 
@@ -328,7 +351,7 @@ struct MtfSink {
   }
   PARCOMP_HD void index(std::uint32_t at, int j) {
     const std::uint8_t v = yy[j];
-    shift_up(yy, j);
+    shift_up_256(yy, j);
     yy[0] = v;
     const std::uint8_t b = from_seq[v];
     ++counts[b];

@@ -98,6 +98,21 @@ std::vector<std::pair<std::string, Bytes>> inputs(std::uint64_t seed) {
           {"all 256 bytes", [] { Bytes b(256); for (int i = 0; i < 256; ++i) b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i); return b; }()}};
 }
 
+// The inverse MTF's list move (bz2::shift_up_256, a word for short moves on the host) against the
+// plain byte loop, for every position of random lists.
+TEST(Bz2, ShiftUp256MovesLikeTheByteLoop) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int j = 0; j < 256; ++j) {
+    std::uint8_t got[256], want[256];
+    for (int k = 0; k < 256; ++k) got[k] = want[k] = static_cast<std::uint8_t>(rng());
+    bz2::shift_up_256(got, j);
+    for (int k = j; k > 0; --k) want[k] = want[k - 1];
+    ASSERT_TRUE(std::equal(got, got + 256, want)) << "j = " << j;
+  }
+}
+
 TEST(Bz2, CodeLengthsAreLibbz2s) {
   if (BZ2_hbMakeCodeLengths == nullptr) GTEST_SKIP() << "this libbz2 does not export BZ2_hbMakeCodeLengths";
   std::mt19937_64 rng(parcomp::testing::fresh_seed());
