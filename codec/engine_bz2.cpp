@@ -654,7 +654,11 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   bool junk = false;  // the writer saw the last stream end: the reader only counts the rest
 
   auto reader = [&] {
-    constexpr std::size_t kRead = std::size_t{8} << 20;
+    // Reads of 8 MiB, the first of 3 MiB: a block is handed out once the window holds the longest
+    // block's bits after its start (kMaxBlockBits, 2.3 MB), so the first read of 3 MiB starts the
+    // first few blocks' workers after it and its scan, instead of after 8 MiB of both.
+    constexpr std::size_t kRead = std::size_t{8} << 20, kFirstRead = std::size_t{3} << 20;
+    std::size_t read_size = kFirstRead;
     auto window = std::make_shared<Bytes>(bz2::kHeaderBytes);
     const std::size_t got = read_full(in, window->data(), bz2::kHeaderBytes);
     window->resize(got);
@@ -679,13 +683,14 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       // The next window: from the earliest byte still needed, plus a read.
       const std::uint64_t keep = std::min(found.empty() ? scan_from / 8 : found.front().bit / 8, scan_from / 8);
       auto next = std::make_shared<Bytes>();
-      next->reserve(window->size() - (keep - window_byte) + kRead);
+      next->reserve(window->size() - (keep - window_byte) + read_size);
       next->assign(window->begin() + static_cast<std::ptrdiff_t>(keep - window_byte), window->end());
       const std::size_t had = next->size();
-      next->resize(had + kRead);
-      const std::size_t r = read_full(in, next->data() + had, kRead);
+      next->resize(had + read_size);
+      const std::size_t r = read_full(in, next->data() + had, read_size);
       next->resize(had + r);
-      eof = r < kRead;
+      eof = r < read_size;
+      read_size = kRead;
       window = next;
       window_byte = keep;
       const std::uint64_t base = window_byte * 8, end = base + window->size() * 8;
