@@ -17,6 +17,7 @@
 #include "codec/common/parallel.hpp"
 #include "codec/container.hpp"
 #include "codec/engine.hpp"
+#include "codec/file_sink.hpp"
 #include "codec/gpu_warmup.hpp"
 #include "kernels/common/cuda_check.hpp"
 
@@ -99,6 +100,10 @@ void usage(std::FILE* to) {
                "                      (default 4; .bz2: 3 in compression, decompression has its own)\n"
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
+               "      --output-io M   how an output file is written: auto (the default: write() calls for its first\n"
+               "                      64 MiB, then mapped windows that helper threads fill with pages ahead of the\n"
+               "                      writer), write (write() calls only) or map (windows from the first byte);\n"
+               "                      standard output always takes write() calls\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
                "                      the writer did when (plots/tool_timeline.py draws it)\n"
@@ -131,6 +136,7 @@ struct Cli {
   std::string output, stats_file, trace_file;
   std::vector<std::string> files;
   engine::Options engine;
+  engine::FileSink::Mode output_io = engine::FileSink::Mode::automatic;
 };
 
 // An option's whole number from lo to hi (a usage error otherwise).
@@ -224,6 +230,12 @@ Cli parse_args(int argc, char** argv) {
         throw UsageError("--gpu-walk takes 12x256, 12x64, 11x256 or 11x64, not " + v);
       c.engine.bz2_gpu_walk_bits = v[1] == '2' ? 12 : 11;
       c.engine.bz2_gpu_walk_threads = v.ends_with("x256") ? 256u : 64u;
+    } else if (a == "--output-io") {
+      const std::string v = value();
+      if (v == "auto") c.output_io = engine::FileSink::Mode::automatic;
+      else if (v == "write") c.output_io = engine::FileSink::Mode::write;
+      else if (v == "map") c.output_io = engine::FileSink::Mode::map;
+      else throw UsageError("--output-io must be auto, write or map, not " + v);
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);
@@ -317,26 +329,6 @@ class FdSource : public engine::Source {
   bool regular_ = false;
 };
 
-class FdSink : public engine::Sink {
- public:
-  FdSink(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
-  void write(const std::uint8_t* buf, std::size_t n) override {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, buf, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw EnvironmentError("write failed: " + name_ + ": " + (errno == EPIPE ? "the reader closed the pipe" : errno_text(errno)));
-      }
-      buf += w;
-      n -= static_cast<std::size_t>(w);
-    }
-  }
-
- private:
-  int fd_;
-  std::string name_;
-};
-
 class NullSink : public engine::Sink {
  public:
   void write(const std::uint8_t*, std::size_t) override {}
@@ -356,7 +348,7 @@ class PartialFile {
   explicit PartialFile(const fs::path& target) : target_(target) {
     tmp_ = target.string() + ".parcomp-partial-" + std::to_string(::getpid());
     if (tmp_.size() >= sizeof g_partial) throw EnvironmentError("output path too long: " + target.string());
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);  // read too: FileSink maps it
     if (fd_ < 0) throw EnvironmentError("cannot create " + tmp_ + ": " + errno_text(errno));
     std::strcpy(g_partial, tmp_.c_str());
   }
@@ -457,18 +449,19 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
     }
     FdSource source(in_fd, name);
     std::optional<PartialFile> partial;
-    std::optional<FdSink> sink;
+    std::optional<engine::FileSink> sink;
     NullSink null;
     if (!test) {
       if (to_stdout) {
-        sink.emplace(STDOUT_FILENO, "(stdout)");
+        sink.emplace(STDOUT_FILENO, "(stdout)", engine::FileSink::Mode::write);
       } else {
         partial.emplace(target);
-        sink.emplace(partial->fd(), target.string());
+        sink.emplace(partial->fd(), target.string(), cli.output_io);
       }
     }
     engine::Sink& out = test ? static_cast<engine::Sink&>(null) : *sink;
     const engine::Stats st = decompress ? engine::decompress(source, out, options) : engine::compress(source, out, options);
+    if (sink) sink->finish();
     if (partial) partial->commit();
     if (progress_on) std::fprintf(stderr, "\r\033[K");
     if (cli.remove_input && !from_stdin && !test) {
@@ -517,6 +510,10 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
     return kEnvironment;
   } catch (const ContractError& e) {
     std::fprintf(stderr, "parcomp: %s: %s\n", name.c_str(), e.what());
+    return kEnvironment;
+  } catch (const std::system_error& e) {  // the output's I/O (engine::FileSink)
+    if (progress_on) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "parcomp: %s\n", e.what());
     return kEnvironment;
   } catch (const CudaError& e) {
     std::fprintf(stderr, "parcomp: %s: GPU error: %s\n", name.c_str(), e.what());

@@ -1,0 +1,81 @@
+// The program's output: a file descriptor as an engine::Sink.
+//
+// write() into one file is serial in the kernel (the inode's lock), so a tool's output stream tops
+// out at what one thread can allocate and copy into the page cache: `cat in > out` at 1.75-2.3
+// GB/s on the GPU hosts, the bound of parcomp's decompression of large inputs (25 copies of the
+// Linux tarball: the writer busy 2.5-2.8 s of 3 s, H100 host, 3959c89). A regular file opened for
+// reading and writing is therefore written, past its first kMapFromBytes, through mapped windows:
+// helper threads fault each window's pages in ahead of the writer (madvise MADV_POPULATE_WRITE,
+// pieces on several threads: page faults of one file run in parallel), and the writer only
+// copies into pages that are there. MADV_POPULATE_WRITE reports what would otherwise be a SIGBUS
+// (a full file system) as an error, which write() throws as a std::system_error. Pipes, terminals,
+// files opened write-only, kernels without MADV_POPULATE_WRITE (before Linux 5.14) and
+// Mode::write take write() calls.
+#pragma once
+
+#include "engine.hpp"
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace parcomp::engine {
+
+class FileSink : public Sink {
+ public:
+  enum class Mode { automatic, write, map };
+  static constexpr std::size_t kWindowBytes = std::size_t{16} << 20;
+  static constexpr std::size_t kWindowsAhead = 4;           // populated ahead of the writer
+  static constexpr std::size_t kMapFromBytes = std::size_t{64} << 20;  // written with write() first
+  static constexpr std::size_t kPopulatePiece = std::size_t{2} << 20;
+  static constexpr std::size_t kCopyPiece = std::size_t{4} << 20;
+
+  // `fd` stays the caller's (not closed here). Mode::map maps from the first byte (tests) where
+  // the file allows it, Mode::automatic from kMapFromBytes on.
+  FileSink(int fd, std::string name, Mode mode = Mode::automatic, unsigned threads = 0);
+  ~FileSink() override;
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  void write(const std::uint8_t* buf, std::size_t n) override;
+  // Ends the output: unmaps every window and gives the file its size (what was written). Call it
+  // before closing the file; writes after it are refused.
+  void finish();
+  // Whether bytes went through mapped windows (false: write() calls only).
+  bool mapped() const { return mapping_; }
+  std::uint64_t written() const { return pos_; }
+
+ private:
+  void write_calls(const std::uint8_t* buf, std::size_t n);
+  std::uint8_t* window(std::uint64_t k);  // waits until window k is populated
+  void fill();                            // the filler thread
+  [[noreturn]] void fail(int err, const std::string& what) const;
+  void stop_filler();
+
+  int fd_;
+  std::string name_;
+  unsigned threads_;
+  bool map_ok_ = false;   // a regular file, readable and writable, at offset 0 and empty
+  bool mapping_ = false;  // windows in use from map_from_ on
+  bool finished_ = false;
+  std::uint64_t map_from_ = 0;  // the first mapped byte (a multiple of kWindowBytes)
+  std::uint64_t pos_ = 0;       // bytes written
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread filler_;
+  bool stop_ = false;
+  int error_ = 0;
+  std::string error_what_;
+  std::uint64_t want_to_ = 0;    // windows [0, want_to_) wanted populated (counted from map_from_)
+  std::uint64_t mapped_to_ = 0;  // windows [0, mapped_to_) mapped and populated
+  std::map<std::uint64_t, std::uint8_t*> windows_;
+  std::deque<std::uint8_t*> retired_;  // written windows, for the filler to unmap
+};
+
+}  // namespace parcomp::engine

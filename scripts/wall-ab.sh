@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Same-host A/B wall times: each labelled command runs RUNS times, the labels taking turns (run 1 of
+# every label, then run 2, ...), so that a host's drift spreads over all of them. Each run is one
+# process timed by /usr/bin/time (wall seconds, peak RSS), its output file {out} compared with
+# --ref (when given) and removed. One JSON line a run into --jsonl; the median per label on stderr.
+#
+#   wall-ab.sh [--runs N] [--ref FILE] [--jsonl FILE] [--work DIR] -- LABEL 'COMMAND' [LABEL 'COMMAND' ...]
+#
+# COMMAND is run by bash; {out} in it becomes the run's output file (under --work, default
+# /dev/shm/parcomp-ab). Example, the same file decompressed with two settings:
+#   wall-ab.sh --runs 3 --ref x25.tar -- write 'parcomp -d -f --output-io write -o {out} x25.pcmp' \
+#                                        auto  'parcomp -d -f -o {out} x25.pcmp'
+set -uo pipefail
+runs=3 ref="" jsonl=/dev/null work=/dev/shm/parcomp-ab
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --ref) ref=$2; shift 2 ;;
+    --jsonl) jsonl=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "wall-ab: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ] || { sed -n '2,14p' "$0"; exit 2; }
+labels=() commands=()
+while [ $# -gt 0 ]; do labels+=("$1"); commands+=("$2"); shift 2; done
+mkdir -p "$work"
+failed=0
+declare -A times
+for ((r = 1; r <= runs; r++)); do
+  for i in "${!labels[@]}"; do
+    out="$work/out.$i"
+    cmd=${commands[$i]//\{out\}/$out}
+    rm -f "$out"
+    /usr/bin/time -f "%e %M" -o "$work/time" bash -c "$cmd" > "$work/stdout" 2> "$work/stderr"
+    rc=$?
+    read -r secs kb < <(tail -n 1 "$work/time")
+    same=null
+    if [ -n "$ref" ]; then
+      if cmp -s "$out" "$ref"; then same=true; else same=false; failed=1; fi
+    fi
+    [ $rc -ne 0 ] && failed=1
+    printf '{"label": "%s", "run": %d, "seconds": %s, "max_rss_kb": %s, "rc": %d, "output_bytes": %d, "same_as_ref": %s, "command": "%s"}\n' \
+      "${labels[$i]}" "$r" "$secs" "$kb" "$rc" "$(stat -c %s "$out" 2>/dev/null || echo 0)" "$same" "${cmd//\"/\\\"}" >> "$jsonl"
+    times[$i]="${times[$i]:-} $secs"
+    [ $rc -ne 0 ] && { echo "wall-ab: ${labels[$i]} exited $rc:" >&2; tail -n 3 "$work/stderr" >&2; }
+    [ "$same" = false ] && echo "wall-ab: ${labels[$i]}: the output differs from $ref" >&2
+    rm -f "$out"
+  done
+done
+for i in "${!labels[@]}"; do
+  med=$(tr ' ' '\n' <<< "${times[$i]}" | grep . | sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
+  echo "wall-ab: ${labels[$i]}: median ${med} s of ${times[$i]# }" >&2
+done
+exit $failed
