@@ -127,7 +127,7 @@ struct Options {
   bool use_gpus = true;        // GPU workers on `devices` (empty: every device)
   std::vector<int> devices;
   bool require_gpu = false;    // fail when no GPU worker could start (--gpu)
-  std::size_t gpu_batch_blocks = 64;
+  std::size_t gpu_batch_blocks = 64;  // blocks the GPUs take at a time, split among them (each a G-th: detail::gpu_batch_per_device)
   // .bz2's GPU batches: a GPU thread decodes or writes a whole block, so a batch needs many blocks
   // to fill a GPU (256 of 900k in decompression: 230 MB); 0 takes that default.
   std::size_t bz2_gpu_batch_blocks = 0;

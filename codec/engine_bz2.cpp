@@ -187,7 +187,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
-        b.items = job.claim(o.gpu_batch_blocks, true);
+        b.items = job.claim(job.gpu_batch_blocks(o), true);
         const double t1 = tr != nullptr ? tr->now() : 0.0;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
@@ -597,7 +597,7 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
     Slot& sl = slots[next];
     Slot& other = slots[1 - next];
     const bool blocking = !busy[1 - next];
-    sl.items = blocking ? job.claim(o.gpu_batch_blocks, true) : job.try_claim(o.gpu_batch_blocks);
+    sl.items = blocking ? job.claim(job.gpu_batch_blocks(o), true) : job.try_claim(job.gpu_batch_blocks(o));
     if (!sl.items.empty()) {
       sl.in.resize(sl.items.size());
       for (std::size_t i = 0; i < sl.items.size(); ++i) {

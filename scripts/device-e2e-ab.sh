@@ -7,15 +7,19 @@
 # ab-*.jsonl (scripts/wall-ab.sh), sink.txt (FileSink alone: write() against mapped windows),
 # gpu-tests.log, env.txt.
 #
-#   device-e2e-ab.sh BUNDLE_TAR TARBALL_XZ [--runs N] [--out DIR] [--sinkbench BIN]
+#   device-e2e-ab.sh BUNDLE_TAR TARBALL_XZ [--runs N] [--out DIR] [--sinkbench BIN] [--against PARCOMP.xz]
+#
+# --against: instead, the bundle's parcomp on every GPU and on one against another parcomp binary
+# (xz-compressed) on every GPU, both formats both ways, with `cat in > out`.
 set -uo pipefail
 bundle_tar=$1 tarball=$2; shift 2
-runs=3 out=${OUT:-$PWD/e2e-ab} sinkbench=""
+runs=3 out=${OUT:-$PWD/e2e-ab} sinkbench="" against=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --sinkbench) sinkbench=$2; shift 2 ;;
+    --against) against=$2; shift 2 ;;
     *) echo "device-e2e-ab: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -46,6 +50,23 @@ one=(--devices 0)
 p="parcomp -q -f"
 $p -o "$W/x25.pcmp" "$W/x25.tar" && $p -9 -o "$W/x25.bz2" "$W/x25.tar" && lbzip2 -9 -n "$(nproc)" -c "$W/x25.tar" > "$W/x25.l.bz2" || exit 1
 ab=$(command -v wall-ab.sh)
+if [ -n "$against" ]; then
+  xz -dc "$against" > /tmp/parcomp-old && chmod +x /tmp/parcomp-old && cp /tmp/parcomp-old "$B/parcomp-old" || exit 2
+  parcomp-old --version | tail -1 >> "$out/env.txt"
+  o="parcomp-old -q -f"
+  bash "$ab" --runs "$runs" --ref "$W/x25.tar" --jsonl "$out/ab-decompress.jsonl" -- cat "cat $W/x25.tar > {out}" \
+    fastd.new.all "$p -d -o {out} $W/x25.pcmp" fastd.new.1gpu "$p -d ${one[*]} -o {out} $W/x25.pcmp" fastd.old.all "$o -d -o {out} $W/x25.pcmp" \
+    bz2d.new.all "$p -d -o {out} $W/x25.l.bz2" bz2d.new.1gpu "$p -d ${one[*]} -o {out} $W/x25.l.bz2" bz2d.old.all "$o -d -o {out} $W/x25.l.bz2"
+  bash "$ab" --runs "$runs" --ref "$W/x25.pcmp" --jsonl "$out/ab-compress.jsonl" -- \
+    fastc.new.all "$p -o {out} $W/x25.tar" fastc.new.1gpu "$p ${one[*]} -o {out} $W/x25.tar" fastc.old.all "$o -o {out} $W/x25.tar"
+  bash "$ab" --runs "$runs" --ref "$W/x25.bz2" --jsonl "$out/ab-compress.jsonl" -- \
+    bz2c.new.all "$p -9 -o {out} $W/x25.tar" bz2c.new.1gpu "$p -9 ${one[*]} -o {out} $W/x25.tar" bz2c.old.all "$o -9 -o {out} $W/x25.tar"
+  $p -d --trace "$out/trace-fastd-all.json" -o "$W/t.tar" "$W/x25.pcmp"
+  $p -9 --trace "$out/trace-bz2c-all.json" -o "$W/t.bz2" "$W/x25.tar"
+  rm -f "$W/t.tar" "$W/t.bz2"
+  gzip -f "$out"/trace-*.json
+  exit 0
+fi
 echo "==> decompression" >&2
 args=(cat "cat $W/x25.tar > {out}"
   fastd.1gpu.write "$p -d ${one[*]} --output-io write -o {out} $W/x25.pcmp" fastd.1gpu.auto "$p -d ${one[*]} -o {out} $W/x25.pcmp"

@@ -396,3 +396,26 @@ TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
     }
   }
 }
+
+// The GPUs' batch is split among them (Job::gpu_batch, set by manage_gpus): with G GPUs each takes
+// a G-th of Options::gpu_batch_blocks, never fewer than kMinGpuBatch (or the batch itself when it
+// is smaller), so that the blocks in flight, and the host memory holding them, stay what one GPU
+// holds (#18's bound). Claims take the split batch once it is set.
+TEST(EngineJob, TheGpusShareOneBatchOfBlocks) {
+  engine::Options o;
+  o.gpu_batch_blocks = 256;
+  EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 0), 256u);
+  EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 1), 256u);
+  EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 2), 128u);
+  EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 3), 86u);
+  EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 64), engine::detail::kMinGpuBatch);
+  o.gpu_batch_blocks = 8;
+  EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 4), 8u);
+  engine::Trace trace;
+  TracedJob job;
+  fill_traced_job(job, trace, 12);
+  o.gpu_batch_blocks = 10;
+  EXPECT_EQ(job.claim(job.gpu_batch_blocks(o), true).size(), 10u);
+  job.gpu_batch = 1;
+  EXPECT_EQ(job.claim(job.gpu_batch_blocks(o), true).size(), 1u);
+}
