@@ -110,7 +110,8 @@ find_bin() {  # bundle layout (flat) or build layout (bench/, tests/)
   echo "gpu-check: $1 not found under $bin (build it, or pass --bin)" >&2; exit 2
 }
 bench_bin=$(find_bin parcomp-bench)
-tests_gpu=$(find_bin parcomp-tests-gpu)
+tests_gpu=""  # needed by the tests and the sanitizers only (a benchmark-only bundle may leave it out)
+{ [ $tests -eq 1 ] || [ -n "$sanitizers" ]; } && tests_gpu=$(find_bin parcomp-tests-gpu)
 tests_cpu=""
 [ $tests -eq 1 ] && [ $cpu_tests -eq 1 ] && tests_cpu=$(find_bin parcomp-tests-cpu)  # the device bundle leaves it out
 mkdir -p "$out"
