@@ -158,10 +158,6 @@ struct Options {
   // not one copy (37 MB compressed: 0.50-0.62 s against 0.35-0.38).
   std::uint64_t input_bytes = 0;
   std::uint64_t bz2_gpu_from_bytes = std::uint64_t{128} << 20;
-  // .bz2 compression that goes to the GPUs by its size: CPU workers on every hardware thread
-  // compress blocks while CUDA starts (0.3-0.5 s, when nothing else works), and leave once a GPU
-  // has taken its first batch (as the parcomp format's do). For measuring; see engine_bz2.cpp.
-  bool bz2_cpu_while_cuda_starts = false;
   // The parcomp format without --gpu: an input of known size below gpu_from_bytes (compression)
   // or gpu_decompress_from_bytes (decompression, the compressed size) goes to the CPU workers
   // alone and CUDA is not started; larger or unknown ones to the CPU workers and the GPUs. On the

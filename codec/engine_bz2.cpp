@@ -61,7 +61,7 @@ Options bz2_workers(const Options& options, const char* what, bool& gpu_first) {
   if (options.use_gpus && options.require_gpu) return options;
   Options o = options;
   if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes > 0 && options.input_bytes >= options.bz2_gpu_from_bytes) {
-    o.cpu_threads = options.bz2_cpu_while_cuda_starts ? -1 : 0;  // -1: they leave when a GPU works (compress_bz2)
+    o.cpu_threads = 0;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
                 std::to_string(options.bz2_gpu_from_bytes) + " or more (--cpu keeps it on the CPU workers)");
@@ -188,7 +188,6 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
         b.items = job.claim(job.gpu_batch_blocks(o), true);
-        if (!b.items.empty()) job.gpu_took_work();  // CPU workers beside it leave (Options::bz2_cpu_while_cuda_starts)
         const double t1 = tr != nullptr ? tr->now() : 0.0;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
@@ -357,7 +356,6 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   Job<InBlock, OutBits> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
-  if (gpu_first && cpu_workers > 0) job.cpu_beside_gpus = 0;  // while CUDA starts only
   Stats st;
   st.format = Format::bz2;
   st.cpu_workers = cpu_workers;
@@ -374,16 +372,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // inputs of long runs, with it into a chunk of their own).
   // The cut's threads: the host threads no CPU worker takes (at least one): with --gpu all of them,
   // beside CPU workers on every thread one (then cut_blocks cuts block after block, as before).
-  // CPU workers that leave once a GPU works (bz2_cpu_while_cuda_starts) give their threads back.
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  auto cut_threads = [&] {
-    unsigned working = cpu_workers;
-    if (job.cpu_beside_gpus != ~0u) {
-      const std::lock_guard lock(job.m);
-      working = job.cpu_working;
-    }
-    return hardware > working ? hardware - working : 1u;
-  };
+  const unsigned cut_threads = hardware > cpu_workers ? hardware - cpu_workers : 1;
   struct Read {
     std::shared_ptr<std::uint8_t> chunk;  // the bytes from kHead on
     std::size_t got = 0, asked = 0;
@@ -394,7 +384,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
         Read r;
         r.chunk = chunks.take(kHead + kRead);
         r.asked = n;
-        r.got = in.read_full(r.chunk.get() + kHead, n, std::min(cut_threads(), 8u));
+        r.got = in.read_full(r.chunk.get() + kHead, n, std::min(cut_threads, 8u));
         return r;
       });
     };
@@ -411,7 +401,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       if (!job.wait_for_room()) return;
       while (cuts.empty()) {
         double at = parts.now();
-        const std::vector<std::size_t> found = bz2::cut_blocks({buf.get() + start, len - start}, o.level, eof, cut_threads());
+        const std::vector<std::size_t> found = bz2::cut_blocks({buf.get() + start, len - start}, o.level, eof, cut_threads);
         part("cut", at, found.size());
         cuts.assign(found.begin(), found.end());
         if (!cuts.empty() || eof) break;
@@ -459,8 +449,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   };
   auto gpu_manager = [&] {
     if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, bz2_lanes(o) + 2, gpu_first) &&
-        gpu_first && cpu_workers == 0)
-      cpu_fallback(job, o, st, stats_m, cpu_worker);  // (CPU workers already there keep working: no GPU took work)
+        gpu_first)
+      cpu_fallback(job, o, st, stats_m, cpu_worker);
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);

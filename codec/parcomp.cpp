@@ -101,8 +101,6 @@ void usage(std::FILE* to) {
                "                      (default 4; .bz2: 3 in compression, decompression has its own)\n"
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
-               "      --cpu-while-cuda-starts  .bz2 compression on the GPUs by its size: CPU workers compress blocks\n"
-               "                      until a GPU takes work (for measuring)\n"
                "      --output-io M   how an output file is written: auto (the default: write() calls for its first\n"
                "                      64 MiB, then mapped windows that helper threads fill with pages ahead of the\n"
                "                      writer), write (write() calls only) or map (windows from the first byte);\n"
@@ -233,8 +231,6 @@ Cli parse_args(int argc, char** argv) {
         throw UsageError("--gpu-walk takes 12x256, 12x64, 11x256 or 11x64, not " + v);
       c.engine.bz2_gpu_walk_bits = v[1] == '2' ? 12 : 11;
       c.engine.bz2_gpu_walk_threads = v.ends_with("x256") ? 256u : 64u;
-    } else if (a == "--cpu-while-cuda-starts") {
-      c.engine.bz2_cpu_while_cuda_starts = true;
     } else if (a == "--output-io") {
       const std::string v = value();
       if (v == "auto") c.output_io = engine::FileSink::Mode::automatic;

@@ -762,20 +762,6 @@ TEST(Bz2Engine, LargeInputsGoToTheGpusOrElseToEveryCore) {
       }
     }
   }
-  // With CPU workers while CUDA starts (Options::bz2_cpu_while_cuda_starts) they are there from
-  // the start, on every hardware thread, and do every block where no GPU starts: bzip2's bytes.
-  engine::Options o;
-  o.format = engine::Format::bz2;
-  o.level = 1;
-  o.bz2_gpu_from_bytes = in.size();
-  o.input_bytes = in.size();
-  o.bz2_cpu_while_cuda_starts = true;
-  engine::Stats st;
-  ASSERT_TRUE(engine_compress(in, o, seed, &st) == reference);
-  EXPECT_EQ(st.cpu_workers, hardware);
-  if (st.gpus.empty()) {
-    EXPECT_EQ(st.gpu_blocks, 0u);
-  }
 }
 
 TEST(Bz2Engine, ReadsStreamsWindowsAndTrailingBytes) {

@@ -170,14 +170,6 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_TRUE(sd.gpus.empty());
   EXPECT_EQ(sd.gpu_blocks, 0u);
-  // CPU workers while CUDA starts (Options::bz2_cpu_while_cuda_starts): the same bytes, and the
-  // GPU takes the blocks once it works (the CPU workers leave after the block they hold).
-  o.bz2_cpu_while_cuda_starts = true;
-  engine::Stats sc;
-  ASSERT_TRUE(run(true, in, o, &sc) == want);
-  EXPECT_FALSE(sc.gpus.empty());
-  EXPECT_GT(sc.gpu_blocks, 0u);
-  EXPECT_GT(sc.cpu_workers, 0u);
 }
 
 }  // namespace
