@@ -87,13 +87,21 @@ std::vector<Trace::Span> Trace::spans() const {
 // compressed input) goes to the CPU workers alone, and CUDA is not started for it; a larger one or
 // one of unknown size (a pipe) to the CPU workers and every GPU that starts.
 namespace {
-Options pcmp_workers(const Options& o, bool decompress) {
+bool pcmp_may_use_gpus(const Options& o, bool decompress) {
   const std::uint64_t from = decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes;
-  if (!o.use_gpus || o.require_gpu || o.input_bytes == 0 || o.input_bytes >= from || cpu_worker_count(o) == 0) return o;
+  return o.use_gpus && (o.require_gpu || o.input_bytes == 0 || o.input_bytes >= from || cpu_worker_count(o) == 0);
+}
+Options pcmp_workers(const Options& o, bool decompress) {
+  if (!o.use_gpus || pcmp_may_use_gpus(o, decompress)) return o;
+  const std::uint64_t from = decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes;
   return cpu_only(o, decompress ? "decompression" : "compression",
                   "an input of " + std::to_string(o.input_bytes) + " bytes, below " + std::to_string(from) + "; --gpu uses them");
 }
 }  // namespace
+
+bool may_use_gpus(const Options& o, bool decompress, bool bz2) {
+  return bz2 ? detail::bz2_may_use_gpus(o) : pcmp_may_use_gpus(o, decompress);
+}
 
 Stats compress(Source& in, Sink& out, const Options& options) {
   if (options.format == Format::bz2) return compress_bz2(in, out, options);

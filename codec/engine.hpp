@@ -189,6 +189,12 @@ struct Stats {
   std::uint64_t trailing_bytes = 0; // after the last .bz2 stream: not a stream, ignored (as bzip2)
 };
 
+// Whether a job with these options may run on GPUs: the size rules compress() and decompress()
+// follow (Options::gpu_from_bytes, gpu_decompress_from_bytes, bz2_gpu_from_bytes; input_bytes 0
+// is an unknown size), for a caller that starts CUDA early (gpu_warmup) only where a GPU can be
+// used. `bz2`: the compressed side is .bz2 (written, or read).
+bool may_use_gpus(const Options& options, bool decompress, bool bz2);
+
 Stats compress(Source& in, Sink& out, const Options& options);
 // parcomp streams (version 3), version-2 containers and .bz2 files (bzip2, lbzip2, pbzip2 and
 // ours), told apart by their first bytes; `out` may discard (testing a file).

@@ -60,7 +60,7 @@ Options bz2_workers(const Options& options, const char* what, bool& gpu_first) {
   gpu_first = false;
   if (options.use_gpus && options.require_gpu) return options;
   Options o = options;
-  if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes > 0 && options.input_bytes >= options.bz2_gpu_from_bytes) {
+  if (bz2_may_use_gpus(options)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +

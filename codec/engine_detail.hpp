@@ -333,6 +333,12 @@ inline Options cpu_only(const Options& o, const char* what, const std::string& w
   return c;
 }
 
+// .bz2's workers (engine_bz2.cpp's bz2_workers): --gpu's GPUs, or by default an input of known
+// size from bz2_gpu_from_bytes on; a smaller or unknown one, or --threads, the CPU workers.
+inline bool bz2_may_use_gpus(const Options& o) {
+  return o.use_gpus && (o.require_gpu || (o.cpu_threads < 0 && o.input_bytes > 0 && o.input_bytes >= o.bz2_gpu_from_bytes));
+}
+
 // Stats::peak_device_bytes: the memory in use on the current device now (every lane's and any
 // other process's), kept if it is the largest seen.
 inline void record_device_peak(Stats& st, std::mutex& stats_m) {

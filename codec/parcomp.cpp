@@ -546,31 +546,35 @@ bool write_trace(const std::string& path, const engine::Trace& trace, const Cli&
   return std::fclose(f) == 0;
 }
 
-// Whether any input may go to a GPU, to start CUDA early (gpu_warmup) only then: standard
-// input's format and size are unknown; a file goes to them with --gpu, or from its size:
-// engine::Options::bz2_gpu_from_bytes for .bz2 (written, or read: "BZh" first), gpu_from_bytes
-// and gpu_decompress_from_bytes for the parcomp format. CUDA's start-up beside a small job on the
-// CPU workers cost it 0.1-0.15 s on the H200 host (the 37 MB tarball.bz2: 0.52 s against --cpu's
-// 0.39), and 0.05-0.09 s on small parcomp files on the H100 host.
+// Whether any input may go to a GPU, to start CUDA early (gpu_warmup) only then, by the engine's
+// own rule (engine::may_use_gpus): a file by its size and format (.bz2 written, or read: "BZh"
+// first); standard input's size is unknown, and so is its format when decompressing. CUDA's
+// start-up beside a small job on the CPU workers cost it 0.1-0.15 s on the H200 host (the 37 MB
+// tarball.bz2: 0.52 s against --cpu's 0.39), and 0.05-0.09 s on small parcomp files on the H100 host.
 bool may_use_gpus(const Cli& cli) {
-  if (!cli.engine.use_gpus) return false;
-  if (cli.engine.require_gpu) return true;
+  const bool decompress = cli.mode != Cli::Mode::compress;
+  engine::Options o = cli.engine;
   for (const auto& file : cli.files) {
-    if (file == "-") return true;
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0) continue;  // refused later, with its reason
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    if (cli.mode == Cli::Mode::compress) {
-      if (size >= (cli.engine.format == engine::Format::bz2 ? cli.engine.bz2_gpu_from_bytes : cli.engine.gpu_from_bytes)) return true;
+    if (file == "-") {
+      o.input_bytes = 0;
+      if (decompress ? engine::may_use_gpus(o, true, false) || engine::may_use_gpus(o, true, true)
+                     : engine::may_use_gpus(o, false, cli.engine.format == engine::Format::bz2))
+        return true;
       continue;
     }
-    char magic[3] = {};
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    const ssize_t got = ::read(fd, magic, sizeof magic);
-    ::close(fd);
-    const bool bz2 = got == 3 && magic[0] == 'B' && magic[1] == 'Z' && magic[2] == 'h';
-    if (size >= (bz2 ? cli.engine.bz2_gpu_from_bytes : cli.engine.gpu_decompress_from_bytes)) return true;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) continue;  // refused later, with its reason
+    o.input_bytes = static_cast<std::uint64_t>(st.st_size);
+    bool bz2 = cli.engine.format == engine::Format::bz2;
+    if (decompress) {
+      char magic[3] = {};
+      const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      const ssize_t got = ::read(fd, magic, sizeof magic);
+      ::close(fd);
+      bz2 = got == 3 && magic[0] == 'B' && magic[1] == 'Z' && magic[2] == 'h';
+    }
+    if (engine::may_use_gpus(o, decompress, bz2)) return true;
   }
   return false;
 }

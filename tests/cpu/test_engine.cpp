@@ -419,3 +419,53 @@ TEST(EngineJob, TheGpusShareOneBatchOfBlocks) {
   job.gpu_batch = 1;
   EXPECT_EQ(job.claim(job.gpu_batch_blocks(o), true).size(), 1u);
 }
+
+namespace {
+
+// engine::may_use_gpus (what the program asks before starting CUDA early) is the rule compress()
+// and decompress() follow: false exactly where GPUs are off or the engine keeps the job on the CPU
+// workers by its size, format or --threads (its note says so), for both formats, both ways, sizes
+// below and from the thresholds and unknown, with and without --threads.
+TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(30'011, seed);
+  engine::Options packer = cpu_options(8192);
+  const Bytes pcmp = compress(in, packer, seed);
+  packer.format = engine::Format::bz2;
+  packer.level = 1;
+  const Bytes bz2 = compress(in, packer, seed);
+  const std::string said_cpu = "runs on the CPU workers (";
+  for (const bool is_bz2 : {false, true})
+    for (const bool decompress_it : {false, true})
+      for (const std::uint64_t declared : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{5000}})
+        for (const int threads : {-1, 2})
+          for (const bool use_gpus : {true, false}) {
+            SCOPED_TRACE(::testing::Message() << (is_bz2 ? ".bz2" : "parcomp") << (decompress_it ? " decompress" : " compress") << ", size "
+                                              << declared << ", threads " << threads << (use_gpus ? ", GPUs allowed" : ", --cpu"));
+            engine::Options o;
+            o.format = is_bz2 ? engine::Format::bz2 : engine::Format::parcomp;
+            o.level = 1;
+            o.block_bytes = 8192;
+            o.use_gpus = use_gpus;
+            o.cpu_threads = threads;
+            o.gpu_from_bytes = o.gpu_decompress_from_bytes = o.bz2_gpu_from_bytes = 2000;
+            o.input_bytes = declared;
+            std::mutex m;
+            bool kept_on_cpu = false;
+            o.on_note = [&](const std::string& s) {
+              const std::lock_guard lock(m);
+              if (s.find(said_cpu) != std::string::npos) kept_on_cpu = true;
+            };
+            const bool may = engine::may_use_gpus(o, decompress_it, is_bz2);
+            MemSource src(decompress_it ? (is_bz2 ? bz2 : pcmp) : in, seed);
+            MemSink sink;
+            if (decompress_it) engine::decompress(src, sink, o);
+            else engine::compress(src, sink, o);
+            EXPECT_TRUE(decompress_it ? sink.b == in : !sink.b.empty());
+            const std::lock_guard lock(m);
+            EXPECT_EQ(may, use_gpus && !kept_on_cpu);
+          }
+}
+
+}  // namespace
