@@ -475,19 +475,9 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
   // The GPU lanes' output buffers, back from the writer once written: a fresh one per batch (64 MiB,
   // zeroed) took its page faults every time, much of the 1.7 s of "output" per lane on 25 copies
   // (H100 host, 6f66db5). At most a few are kept.
-  std::mutex spare_m;
-  std::vector<Bytes> spare;
-  auto take_spare = [&] {
-    const std::lock_guard lock(spare_m);
-    if (spare.empty()) return Bytes();
-    Bytes b = std::move(spare.back());
-    spare.pop_back();
-    return b;
-  };
-  auto give_back = [&](Bytes&& b) {
-    const std::lock_guard lock(spare_m);
-    if (spare.size() < gpu_lanes(o) + 2) spare.push_back(std::move(b));
-  };
+  Spares<Bytes> spare(gpu_lanes(o) + 2, [](const Bytes& b) { return b.capacity(); });
+  auto take_spare = [&] { return spare.take().value_or(Bytes()); };
+  auto give_back = [&](Bytes&& b) { spare.give_back(std::move(b)); };
   auto gpu_work = [&](int d) {
     cudaStream_t stream = nullptr;
     PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

@@ -88,32 +88,19 @@ class ChunkPool {
   explicit ChunkPool(std::size_t size) : size_(size) {}
   ChunkPool(const ChunkPool&) = delete;
   ChunkPool& operator=(const ChunkPool&) = delete;
-  ~ChunkPool() {
-    for (std::uint8_t* p : free_) delete[] p;
-  }
   std::size_t size() const { return size_; }
   // A chunk of at least `need` bytes (size() or more; not zeroed).
   std::shared_ptr<std::uint8_t> take(std::size_t need) {
     if (need > size_) return std::shared_ptr<std::uint8_t>(new std::uint8_t[need], std::default_delete<std::uint8_t[]>());
-    std::uint8_t* p = nullptr;
-    {
-      const std::lock_guard lock(m_);
-      if (!free_.empty()) {
-        p = free_.back();
-        free_.pop_back();
-      }
-    }
-    if (p == nullptr) p = new std::uint8_t[size_];
-    return std::shared_ptr<std::uint8_t>(p, [this](std::uint8_t* q) {
-      const std::lock_guard lock(m_);
-      free_.push_back(q);
-    });
+    auto kept = spares_.take();
+    std::uint8_t* p = kept ? kept->release() : new std::uint8_t[size_];
+    return std::shared_ptr<std::uint8_t>(p, [this](std::uint8_t* q) { spares_.give_back(std::unique_ptr<std::uint8_t[]>(q)); });
   }
 
  private:
-  std::mutex m_;
-  std::vector<std::uint8_t*> free_;
   std::size_t size_;
+  Spares<std::unique_ptr<std::uint8_t[]>> spares_{std::numeric_limits<std::size_t>::max(),
+                                                   [](const std::unique_ptr<std::uint8_t[]>&) { return std::size_t{0}; }};
 };
 struct OutBits {
   bz2::BlockBits bits;
@@ -125,8 +112,10 @@ struct OutBits {
 // after the other, and the CRC of each block's input. An empty batch ends the GPU's loop.
 struct PreparedBatch {
   std::vector<InBlock> items;
-  std::unique_ptr<std::uint8_t[]> rle;  // offsets.back() bytes, not zeroed: every byte is written
-  std::size_t rle_capacity = 0;
+  struct Rle {
+    std::unique_ptr<std::uint8_t[]> bytes;  // offsets.back() used, not zeroed: every byte is written
+    std::size_t capacity = 0;
+  } rle;
   std::vector<std::uint64_t> offsets{0};
   std::vector<std::uint32_t> crc;
 };
@@ -139,31 +128,21 @@ class RleBuffers {
  public:
   void take(PreparedBatch& b, std::size_t need) {
     need = std::max<std::size_t>(need, 1);
-    {
-      const std::lock_guard lock(m_);
-      if (spare_ && spare_capacity_ >= need) {
-        b.rle = std::move(spare_);
-        b.rle_capacity = spare_capacity_;
-        return;
-      }
+    if (auto kept = spares_.take(need)) {
+      b.rle = std::move(*kept);
+      return;
     }
     const std::size_t capacity = need + need / 16;  // room for the next batch, a little larger
-    b.rle.reset(new std::uint8_t[capacity]);
-    b.rle_capacity = capacity;
+    b.rle.bytes.reset(new std::uint8_t[capacity]);
+    b.rle.capacity = capacity;
   }
   void give_back(PreparedBatch& b) {
-    const std::lock_guard lock(m_);
-    if (b.rle && (!spare_ || b.rle_capacity > spare_capacity_)) {
-      spare_ = std::move(b.rle);
-      spare_capacity_ = b.rle_capacity;
-    }
-    b.rle.reset();
+    if (b.rle.bytes) spares_.give_back(std::move(b.rle));
+    b.rle = {};
   }
 
  private:
-  std::mutex m_;
-  std::unique_ptr<std::uint8_t[]> spare_;
-  std::size_t spare_capacity_ = 0;
+  Spares<PreparedBatch::Rle> spares_{1, [](const PreparedBatch::Rle& r) { return r.capacity; }};
 };
 
 // One GPU in .bz2 compression: a preparer thread claims a batch and runs the initial run-length
@@ -201,7 +180,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
         for (std::size_t i = 0; i < b.items.size(); ++i) b.offsets.push_back(b.offsets.back() + rle[i].size());
         rle_buffers.take(b, b.offsets.back());
         for_each_block(b.items.size(), 0, [&](std::size_t i) {
-          if (!rle[i].empty()) std::memcpy(b.rle.get() + b.offsets[i], rle[i].data(), rle[i].size());
+          if (!rle[i].empty()) std::memcpy(b.rle.bytes.get() + b.offsets[i], rle[i].data(), rle[i].size());
         });
         const bool last = b.items.empty();
         const double t2 = tr != nullptr ? tr->now() : 0.0;
@@ -272,7 +251,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
       if (need > scratch.size_bytes()) scratch = DeviceBytes(need);
       if (bz2gpu::encode_scratch_bytes(count) > encode_scratch.size_bytes()) encode_scratch = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.get(), n, cudaMemcpyHostToDevice, stream));
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.bytes.get(), n, cudaMemcpyHostToDevice, stream));
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
       bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);

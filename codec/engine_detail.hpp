@@ -44,6 +44,50 @@ inline std::size_t read_full(Source& in, std::uint8_t* buf, std::size_t n) {
   return got;
 }
 
+// Large buffers handed back for reuse (ours): a fresh one of tens of MB takes its page faults
+// on every use, on the host threads that bound a run (the .bz2 reader's chunks, the .bz2 GPU
+// batches' run-length buffers, the parcomp format's GPU output vectors). Up to `keep` are kept;
+// take(need) hands out the last given back whose size_of is `need` or more; a buffer given back
+// when `keep` are kept replaces the smallest of them if it is larger (else it is dropped).
+template <typename T>
+class Spares {
+ public:
+  Spares(std::size_t keep, std::function<std::size_t(const T&)> size_of) : keep_(keep), size_of_(std::move(size_of)) {}
+  std::optional<T> take(std::size_t need = 0) {
+    const std::lock_guard lock(m_);
+    for (std::size_t k = kept_.size(); k-- > 0;)
+      if (size_of_(kept_[k]) >= need) {
+        T t = std::move(kept_[k]);
+        kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(k));
+        return t;
+      }
+    return std::nullopt;
+  }
+  void give_back(T t) {
+    const std::lock_guard lock(m_);
+    if (kept_.size() < keep_) {
+      kept_.push_back(std::move(t));
+      return;
+    }
+    if (kept_.empty()) return;
+    auto smallest = std::min_element(kept_.begin(), kept_.end(), [&](const T& a, const T& b) { return size_of_(a) < size_of_(b); });
+    if (size_of_(t) > size_of_(*smallest)) {
+      kept_.erase(smallest);
+      kept_.push_back(std::move(t));
+    }
+  }
+  std::size_t kept() const {
+    const std::lock_guard lock(m_);
+    return kept_.size();
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::vector<T> kept_;
+  std::size_t keep_;
+  std::function<std::size_t(const T&)> size_of_;
+};
+
 // What every worker of a job shares: the queue of claimed-by-nobody items, the results, the stop
 // flag and the first error.
 template <typename Item, typename Result>

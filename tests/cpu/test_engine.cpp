@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -466,6 +467,57 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
             const std::lock_guard lock(m);
             EXPECT_EQ(may, use_gpus && !kept_on_cpu);
           }
+}
+
+}  // namespace
+
+namespace {
+
+// The engine's kept buffers (detail::Spares: the .bz2 reader's chunks, the .bz2 GPU batches'
+// run-length buffers, the parcomp format's GPU output vectors): a buffer is handed out only if it
+// is large enough, the last given back first; no more than `keep` are kept, and when full a larger
+// one replaces the smallest; from many threads at once none is lost or handed out twice.
+TEST(EngineSpares, KeepAtMostSomeLargeEnoughOnes) {
+  using V = std::vector<int>;
+  engine::detail::Spares<V> s(2, [](const V& v) { return v.size(); });
+  EXPECT_FALSE(s.take().has_value());
+  s.give_back(V(10, 1));
+  s.give_back(V(20, 2));
+  EXPECT_FALSE(s.take(21).has_value());
+  auto a = s.take(15);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->size(), 20u);
+  s.give_back(V(30, 3));
+  s.give_back(V(5, 4));  // full (10 and 30): smaller than both, dropped
+  EXPECT_EQ(s.kept(), 2u);
+  s.give_back(V(40, 5));  // replaces the 10
+  auto b = s.take();
+  auto c = s.take();
+  ASSERT_TRUE(b.has_value() && c.has_value());
+  EXPECT_EQ(b->size() + c->size(), 70u);
+  EXPECT_FALSE(s.take().has_value());
+
+  engine::detail::Spares<std::unique_ptr<int>> many(1000, [](const std::unique_ptr<int>&) { return std::size_t{1}; });
+  for (int k = 0; k < 64; ++k) many.give_back(std::make_unique<int>(k));
+  std::mutex m;
+  std::set<int> seen;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int round = 0; round < 2000; ++round) {
+        auto p = many.take();
+        if (!p) continue;
+        many.give_back(std::move(*p));
+      }
+      for (;;) {
+        auto p = many.take();
+        if (!p) return;
+        const std::lock_guard lock(m);
+        EXPECT_TRUE(seen.insert(**p).second) << "handed out twice: " << **p;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(seen.size(), 64u);
 }
 
 }  // namespace
