@@ -288,7 +288,8 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
   return cuts;
 }
 
-std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
+template <typename Bytes>
+std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out) {
   const std::size_t before = out.size();
   const std::size_t n = in.size();
   out.resize(before + n + n / 4 + 8);  // a run of 4 or more takes 5 bytes at most per 4
@@ -323,6 +324,8 @@ std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8
   out.resize(static_cast<std::size_t>(o - out.data()));
   return out.size() - before;
 }
+template std::size_t rle1_encode(std::span<const std::uint8_t>, std::vector<std::uint8_t>&);
+template std::size_t rle1_encode(std::span<const std::uint8_t>, RawBytes&);
 
 bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
   const std::size_t before = out.size(), n = in.size();
@@ -382,10 +385,12 @@ void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, st
   const std::size_t n = last.size();
   if (n == 0) throw ContractError("bz2::encode_block: an empty block (bzip2 writes none)");
   if (n > kMaxMtfSymbols - 1) throw ContractError("bz2::encode_block: a block larger than bzip2's 900k");
-  if (!scratch.work) scratch.work = std::make_unique<EncodeWork>();
-  out.bytes.resize(encoded_bytes_bound(n));
-  out.bits = encode_block_bits(last.data(), static_cast<std::uint32_t>(n), orig_ptr, crc, *scratch.work, out.bytes.data(), out.bytes.size());
-  out.bytes.resize((out.bits + 7) / 8);
+  if (!scratch.work) scratch.work = std::make_unique_for_overwrite<EncodeWork>();
+  // Into the worker's scratch (grown, never zeroed), then the used bytes out: a fresh output sized
+  // to the bound was zeroed every block (2 MB at -9) and kept that capacity while in flight.
+  if (scratch.bits.size() < encoded_bytes_bound(n)) scratch.bits.resize(encoded_bytes_bound(n));
+  out.bits = encode_block_bits(last.data(), static_cast<std::uint32_t>(n), orig_ptr, crc, *scratch.work, scratch.bits.data(), scratch.bits.size());
+  out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8);
   out.crc = crc;
 }
 

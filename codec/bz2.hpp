@@ -21,6 +21,7 @@
 #pragma once
 
 #include "codec/common/bits.hpp"
+#include "codec/common/default_init.hpp"
 #include "codec/common/bz2_block.hpp"   // the format's constants, a block's symbols and inverse BWT (host and device)
 #include "codec/common/bz2_encode.hpp"  // a block's bits from its BWT, bzip2's Huffman lengths (host and device)
 #include "codec/common/errors.hpp"
@@ -67,7 +68,10 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
 
 // The stage on one block's input (runs are never split across blocks): appends to `out`,
 // returns the bytes appended.
-std::size_t rle1_encode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);
+template <typename Bytes>  // std::vector<std::uint8_t> or RawBytes (codec/common/default_init.hpp: not zeroed as it grows)
+std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out);
+extern template std::size_t rle1_encode(std::span<const std::uint8_t>, std::vector<std::uint8_t>&);
+extern template std::size_t rle1_encode(std::span<const std::uint8_t>, RawBytes&);
 // Its inverse on one block's bytes after the inverse BWT (after four equal bytes, a count of 0 to
 // 255 more): appends to `out`. False: the bytes end inside a run (four equal bytes without their
 // count); `out` then holds what came before it. Eight bytes a step where no four equal bytes begin.
@@ -84,7 +88,8 @@ struct BlockBits {
 
 // The working memory of encode_block, reused from block to block.
 struct EncodeScratch {
-  std::unique_ptr<EncodeWork> work;
+  std::unique_ptr<EncodeWork> work;  // not zeroed: every field is written before it is read
+  RawBytes bits;                     // the block's bits before they are copied out (encoded_bytes_bound)
 };
 
 // The block's bits from its BWT (`last`, the sorted rotations' last bytes of the stage's output,

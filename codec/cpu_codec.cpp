@@ -31,7 +31,8 @@ struct Workspace::Buffers {
   using Huge = std::vector<T, HugePageAllocator<T>>;
   Huge<std::int32_t> sa;
   Huge<std::uint8_t> text, last;
-  std::vector<std::uint8_t> moved, symbols, selectors, marks;
+  RawBytes moved, symbols, selectors;  // grown without zeroing (codec/common/default_init.hpp)
+  std::vector<std::uint8_t> marks;
   Huge<std::uint32_t> words, tt;
   std::vector<std::uint64_t> index;
   bz2::EncodeScratch bz2_encode;
@@ -626,7 +627,7 @@ void decompress_block(Config config, const BlockEntry& entry, std::span<const st
 void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws) {
   if (input.empty()) throw ContractError("cpu::bz2_compress_block: empty block");
   Workspace::Buffers& b = ws.buffers();
-  std::vector<std::uint8_t>& rle = b.moved;
+  RawBytes& rle = b.moved;
   rle.clear();
   bz2::rle1_encode(input, rle);
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());

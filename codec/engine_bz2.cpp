@@ -162,7 +162,7 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
   std::thread preparer([&] {
     try {
       const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
-      std::vector<Bytes> rle;  // each block's run-length stage, kept from batch to batch (as rle_buffers)
+      std::vector<RawBytes> rle;  // each block's run-length stage, kept from batch to batch (as rle_buffers), grown without zeroing
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
