@@ -180,6 +180,21 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if (--c->left == 0) trace->add(", "if (--c->left + 1 == c->blocks) trace->add(", "cpu"),
     Mutation("parcomp: corrupt input exits 1", "codec/parcomp.cpp", "    return kCorrupt;", "    return kEnvironment;", "cli"),
     Mutation("parcomp: partial output kept on errors", "codec/parcomp.cpp", "    if (!committed_) ::unlink(tmp_.c_str());", "", "cli"),
+    # The output file through mapped windows, the GPUs' shared batch, the engine's GPU rule, the kept buffers.
+    Mutation("FileSink: a copy piece taken from the write's start", "codec/file_sink.cpp",
+             "std::memcpy(p + from, buf + from, std::min(kCopyPiece, m - from));", "std::memcpy(p + from, buf, std::min(kCopyPiece, m - from));", "cpu"),
+    Mutation("FileSink: the file not cut to what was written", "codec/file_sink.cpp",
+             "  if (mapping_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) fail(errno, \"\");", "", "cpu"),
+    Mutation("engine: each GPU takes the whole batch", "codec/engine_detail.hpp",
+             "(o.gpu_batch_blocks + gpus - 1) / gpus);", "(o.gpu_batch_blocks + gpus - 1) / 1);", "cpu"),
+    Mutation("engine: may_use_gpus with the formats' rules swapped", "codec/engine.cpp",
+             "  return bz2 ? detail::bz2_may_use_gpus(o) : pcmp_may_use_gpus(o, decompress);",
+             "  return !bz2 ? detail::bz2_may_use_gpus(o) : pcmp_may_use_gpus(o, decompress);", "cpu"),
+    Mutation("engine: kept buffers never replaced by larger ones", "codec/engine_detail.hpp",
+             "    if (size_of_(t) > size_of_(*smallest)) {", "    if (false && size_of_(t) > size_of_(*smallest)) {", "cpu"),
+    Mutation("bz2 writer: a block's bits copied out one byte short", "codec/bz2.cpp",
+             "out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8);",
+             "out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8 - 1);", "cpu"),
 ]
 
 
