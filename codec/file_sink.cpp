@@ -87,7 +87,12 @@ void FileSink::write(const std::uint8_t* buf, std::size_t n) {
     const std::uint64_t rel = pos_ - map_from_;
     const std::uint64_t k = rel / kWindowBytes;
     const std::size_t off = static_cast<std::size_t>(rel % kWindowBytes);
-    std::uint8_t* p = window(k) + off;
+    std::uint8_t* const w = window(k);
+    if (w == nullptr) {  // the file system would not map it: write() calls from here on
+      write_calls(buf, n);
+      return;
+    }
+    std::uint8_t* p = w + off;
     const std::size_t m = std::min(n, kWindowBytes - off);
     if (m >= 2 * kCopyPiece) {
       const std::size_t pieces = (m + kCopyPiece - 1) / kCopyPiece;
@@ -117,6 +122,17 @@ std::uint8_t* FileSink::window(std::uint64_t k) {
     cv_.notify_all();
   }
   cv_.wait(lock, [&] { return error_ != 0 || mapped_to_ > k; });
+  if (error_ != 0 && mapped_to_ == 0 && error_ != ENOSPC && error_ != ENOMEM && error_ != EFBIG && error_ != EDQUOT) {
+    // The first window could not be mapped, not for want of room: nothing went through a window,
+    // and write() continues at pos_ (the file offset). The file was lengthened: cut at finish().
+    lock.unlock();
+    stop_filler();
+    mapping_ = false;
+    map_ok_ = false;
+    extended_ = true;
+    error_ = 0;
+    return nullptr;
+  }
   if (error_ != 0) fail(error_, error_what_);
   return windows_.at(k);
 }
@@ -140,7 +156,8 @@ void FileSink::fill() {
       if (::ftruncate(fd_, off + static_cast<off_t>(kWindowBytes)) != 0) {
         err = errno;
       } else {
-        void* v = ::mmap(nullptr, kWindowBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, off);
+        void* v = k == 0 && test_first_map_errno != 0 ? MAP_FAILED : ::mmap(nullptr, kWindowBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, off);
+        if (v == MAP_FAILED && k == 0 && test_first_map_errno != 0) errno = test_first_map_errno;
         if (v == MAP_FAILED) {
           err = errno;
           what = "cannot map the output";
@@ -198,7 +215,7 @@ void FileSink::finish() {
   retired_.clear();
   if (error_ != 0) fail(error_, error_what_);
   // The windows populated past the end are cut off: the file's size is what was written.
-  if (mapping_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) fail(errno, "");
+  if ((mapping_ || extended_) && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) fail(errno, "");
 }
 
 }  // namespace parcomp::engine

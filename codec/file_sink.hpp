@@ -9,8 +9,9 @@
 // pieces on several threads: page faults of one file run in parallel), and the writer only
 // copies into pages that are there. MADV_POPULATE_WRITE reports what would otherwise be a SIGBUS
 // (a full file system) as an error, which write() throws as a std::system_error. Pipes, terminals,
-// files opened write-only, kernels without MADV_POPULATE_WRITE (before Linux 5.14) and
-// Mode::write take write() calls.
+// files opened write-only, kernels without MADV_POPULATE_WRITE (before Linux 5.14), file systems
+// that refuse the first window's mapping for another reason than room (shared writable mappings
+// are not everywhere) and Mode::write take write() calls.
 #pragma once
 
 #include "engine.hpp"
@@ -29,6 +30,9 @@ namespace parcomp::engine {
 class FileSink : public Sink {
  public:
   enum class Mode { automatic, write, map };
+  // For tests: the errno the first window's mapping fails with (0: none), as a file system that
+  // refuses shared writable mappings would.
+  static inline int test_first_map_errno = 0;
   static constexpr std::size_t kWindowBytes = std::size_t{16} << 20;
   static constexpr std::size_t kWindowsAhead = 4;           // populated ahead of the writer
   static constexpr std::size_t kMapFromBytes = std::size_t{64} << 20;  // written with write() first
@@ -52,7 +56,7 @@ class FileSink : public Sink {
 
  private:
   void write_calls(const std::uint8_t* buf, std::size_t n);
-  std::uint8_t* window(std::uint64_t k);  // waits until window k is populated
+  std::uint8_t* window(std::uint64_t k);  // waits until window k is populated; nullptr: take write() calls instead
   void fill();                            // the filler thread
   [[noreturn]] void fail(int err, const std::string& what) const;
   void stop_filler();
@@ -63,6 +67,7 @@ class FileSink : public Sink {
   bool map_ok_ = false;   // a regular file, readable and writable, at offset 0 and empty
   bool mapping_ = false;  // windows in use from map_from_ on
   bool finished_ = false;
+  bool extended_ = false;       // the file was made longer than what was written (cut at finish)
   std::uint64_t map_from_ = 0;  // the first mapped byte (a multiple of kWindowBytes)
   std::uint64_t pos_ = 0;       // bytes written
 

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -89,6 +90,20 @@ TEST(FileSink, MappedWindowsHoldTheBytesWritten) {
 TEST(FileSink, AutomaticWritesTheStartThenMaps) {
   write_and_check(FileSink::Mode::automatic, FileSink::kMapFromBytes + 2 * kW + 999, true, "auto");
   write_and_check(FileSink::Mode::automatic, 3 * kW + 3, false, "auto-small");  // below kMapFromBytes: write() only
+}
+
+// A file system that refuses the first window's mapping (no shared writable mappings: some FUSE
+// and network file systems) for another reason than room: write() calls take over, the file is
+// cut to what was written, and nothing is lost.
+TEST(FileSink, AFileSystemThatWillNotMapTakesWriteCalls) {
+  for (const int err : {ENODEV, EACCES, EINVAL}) {
+    SCOPED_TRACE(err);
+    FileSink::test_first_map_errno = err;
+    write_and_check(FileSink::Mode::map, 3 * kW + 5, false, "nomap");
+    write_and_check(FileSink::Mode::map, 12345, false, "nomap-short");  // ends inside the window the file was lengthened to
+    write_and_check(FileSink::Mode::automatic, FileSink::kMapFromBytes + kW + 5, false, "nomap-auto");
+  }
+  FileSink::test_first_map_errno = 0;
 }
 
 TEST(FileSink, WriteCallsHoldTheBytesWritten) { write_and_check(FileSink::Mode::write, 3 * kW + 77, false, "write"); }
