@@ -189,6 +189,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "  if (error_ != 0 && mapped_to_ == 0 && error_ != ENOSPC", "  if (false && error_ != 0 && mapped_to_ == 0 && error_ != ENOSPC", "cpu"),
     Mutation("FileSink: the file lengthened before the fallback not cut", "codec/file_sink.cpp",
              "if ((mapping_ || extended_) && ::ftruncate(", "if (mapping_ && ::ftruncate(", "cpu"),
+    Mutation("FileSink: the pages' faults not checked, a full disk raising SIGBUS", "codec/file_sink.cpp",
+             "            if (e == 0) continue;", "            continue;", "cli"),
     Mutation("engine: each GPU takes the whole batch", "codec/engine_detail.hpp",
              "(o.gpu_batch_blocks + gpus - 1) / gpus);", "(o.gpu_batch_blocks + gpus - 1) / 1);", "cpu"),
     Mutation("engine: may_use_gpus with the formats' rules swapped", "codec/engine.cpp",

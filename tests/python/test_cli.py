@@ -461,3 +461,28 @@ def test_a_large_bz2_file_read_in_pieces_on_several_threads(tmp_path):
     back = run("-d", "-c", packed, timeout=600)
     assert back.returncode == 0, back.stderr
     assert back.stdout == big
+
+
+def test_a_full_file_system_is_an_error_and_leaves_no_file(tmp_path):
+    """A full disk under the output, by write() calls and through mapped windows (codec/file_sink.hpp,
+    where a full tmpfs would otherwise raise SIGBUS): exit 1, "write failed" naming the file, and
+    nothing left in the full folder. Needs a small tmpfs mounted (root); skipped where that fails."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)], capture_output=True)
+    if m.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {m.stderr.decode(errors='replace').strip()}")
+    try:
+        src = tmp_path / "in.txt"
+        src.write_bytes(text(200_000) * 60)  # 12 MB: more than the 8 MB that fit
+        r = run("-q", "--cpu", src)
+        assert r.returncode == 0, r.stderr
+        for mode in ("write", "map", "auto"):
+            r = run("-d", "-f", "--cpu", "--output-io", mode, "-o", mnt / "out.txt", tmp_path / "in.txt.pcmp")
+            assert r.returncode == 1, (mode, r.stderr)
+            assert b"write failed: " + str(mnt / "out.txt").encode() in r.stderr, (mode, r.stderr)
+            assert not list(mnt.iterdir()), (mode, list(mnt.iterdir()))
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
