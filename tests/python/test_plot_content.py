@@ -16,8 +16,10 @@ import common
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PLOTS = ROOT / "plots"
-# parcomp-bench results (other committed JSON, such as scripts/bz2_identity.py's record, has no benchmarks).
-RESULTS = sorted(p for p in (ROOT / "results").glob("*/*.json") if "benchmarks" in json.loads(p.read_text()))
+# parcomp-bench results, plain or gzipped (other committed JSON, such as scripts/bz2_identity.py's
+# record or a trace, has no benchmarks).
+RESULTS = sorted(p for p in [*(ROOT / "results").glob("*/*.json"), *(ROOT / "results").glob("*/*.json.gz")]
+                 if "benchmarks" in common.read_json(p))
 
 
 def module(name):
