@@ -143,7 +143,8 @@ void gpu_forward(benchmark::State& state, bwt::Variant v, ByteInputSpec spec, st
     };
     run(timing.stream());
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
-    if (const auto bad = check_forward(*in, d, samples); !bad.empty()) return fail(state, name, bad);
+    if (first_check(name))  // the later calls run the same work on the same input
+      if (const auto bad = check_forward(*in, d, samples); !bad.empty()) return fail(state, name, bad);
     const double seconds = timing.run(state, name, run);
     set_bwt_counters(state, n, seconds, true);
   });
@@ -167,7 +168,8 @@ void gpu_reverse(benchmark::State& state, bwt::ReverseConfig c, ByteInputSpec sp
                    scratch.size_bytes(), s);
     };
     run(timing.stream());
-    if (d.out.download(n) != in->raw->bytes) return fail(state, name, "reverse output differs from the input");
+    if (first_check(name) && d.out.download(n) != in->raw->bytes)
+      return fail(state, name, "reverse output differs from the input");
     const double seconds = timing.run(state, name, run);
     set_bwt_counters(state, n, seconds, true);
   });

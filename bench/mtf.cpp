@@ -96,11 +96,13 @@ void gpu_mtf(benchmark::State& state, ByteInputSpec spec, mtf::Variant v, mtf::D
     };
     run(timing.stream());
     PARCOMP_CUDA_CHECK(cudaStreamSynchronize(timing.stream()));
-    const auto got = d_out.download();
-    const auto bad = std::mismatch(got.begin(), got.end(), want.begin());
-    if (bad.first != got.end())
-      return fail(state, name,
-                  fmt::format("out[{}] = {}, oracle {}", bad.first - got.begin(), int{*bad.first}, int{*bad.second}));
+    if (first_check(name)) {  // the later calls run the same work on the same input
+      const auto got = d_out.download();
+      const auto bad = std::mismatch(got.begin(), got.end(), want.begin());
+      if (bad.first != got.end())
+        return fail(state, name,
+                    fmt::format("out[{}] = {}, oracle {}", bad.first - got.begin(), int{*bad.first}, int{*bad.second}));
+    }
     // The whole transform was checked against the oracle above; the local scan is its first step.
     const double seconds = step == Step::transform
                                ? timing.run(state, name, run)

@@ -180,7 +180,8 @@ void gpu_vle(benchmark::State& state, vle::Config cfg, InputRef ref, std::string
     GpuTimingContext timing;
     DeviceStream d;
     upload_and_encode(*in, cfg, d, timing.stream(), false);
-    if (const auto bad = check_stream(*in, d); !bad.empty()) return fail(state, name, bad);
+    if (first_check(name))  // the later calls run the same work on the same input
+      if (const auto bad = check_stream(*in, d); !bad.empty()) return fail(state, name, bad);
     const std::size_t n = in->bytes.size();
     // The output zeroed before each iteration, outside the timed region (the paper assumes it set
     // in advance), and timed apart: zero_ms.
@@ -205,7 +206,9 @@ void gpu_vle_decode(benchmark::State& state, InputRef ref, std::string name) {
     GpuTimingContext timing;
     DeviceStream d;
     upload_and_encode(*in, vle::Config{vle::Kernel::fast}, d, timing.stream(), true);
-    if (const auto bad = check_stream(*in, d); !bad.empty()) return fail(state, name, "encoder: " + bad);
+    const bool check = first_check(name);  // the later calls run the same work on the same input
+    if (check)
+      if (const auto bad = check_stream(*in, d); !bad.empty()) return fail(state, name, "encoder: " + bad);
     const std::size_t n = in->bytes.size();
     DeviceBuffer<vle::DecodeTable> d_table(1);
     d_table.upload(std::span<const vle::DecodeTable>(&in->decode_table, 1));
@@ -218,7 +221,7 @@ void gpu_vle_decode(benchmark::State& state, InputRef ref, std::string name) {
     };
     run(timing.stream());
     vle::check_decode_status(d_status.data(), timing.stream());
-    if (d_out.download(n) != in->bytes) return fail(state, name, "decoded bytes differ from the input");
+    if (check && d_out.download(n) != in->bytes) return fail(state, name, "decoded bytes differ from the input");
     const double seconds = timing.run(state, name, run);
     vle::check_decode_status(d_status.data(), timing.stream());
     const std::uint64_t index_bytes = vle::index_entries(n) * sizeof(std::uint64_t);
