@@ -10,6 +10,7 @@
 #                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
 #                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N] [--unpack TAR ...]
 #                [--bz2-times FILE [--ncu-source]] [--by-dataset]
+#                [--parts DIR [--deadline SECONDS] [--split REGEX] [--accept-missing DATASET]]
 #                [--mirror DIR --fetch "linux silesia/xml ..."] [-- extra bench args]
 #
 # --fetch (with --mirror for a local mirror) first fetches those datasets (datasets/fetch.py of the
@@ -25,6 +26,12 @@
 # --by-dataset runs the benchmarks as one process per dataset (bench-<dataset>.json, each complete
 # with its metadata) and merges them into bench.json: a time limit then loses only the dataset it
 # struck (a long run, such as codecs.landscape, over several device calls).
+# --parts DIR runs the benchmarks through run_experiments.py (beside this script in a bundle): one
+# process per experiment (per dataset for the experiments --split matches), each one's file kept in
+# DIR, those done in an earlier call skipped, none started past --deadline SECONDS (counted from
+# the benchmarks' start); rows skipped for a dataset or program not there run again in a later
+# call (--accept-missing DATASET: rows that may stay skipped). Once every part is there they are
+# merged into DIR/../bench.json; until then the step reports exit 3 (parts left).
 # --bz2-times FILE runs bz2-times.sh on FILE after the benchmarks (wall times of parcomp -9/-d with
 # --gpu and --cpu beside lbzip2, pbzip2 and cat, FILE and 5 copies of it, and the kernels' times
 # by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file. --ncu-source
@@ -62,6 +69,10 @@ fetch_names=""
 bz2_times=""
 ncu_source=()
 by_dataset=0
+parts=""
+deadline=""
+split=""
+accept_missing=()
 unpack=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -83,6 +94,10 @@ while [ $# -gt 0 ]; do
     --bz2-times) bz2_times="$2"; shift 2 ;;
     --ncu-source) ncu_source=(--ncu-source); shift ;;
     --by-dataset) by_dataset=1; shift ;;
+    --parts) parts="$2"; shift 2 ;;
+    --deadline) deadline="$2"; shift 2 ;;
+    --split) split="$2"; shift 2 ;;
+    --accept-missing) accept_missing+=(--accept-missing "$2"); shift 2 ;;
     --mirror) mirror="$2"; shift 2 ;;
     --fetch) fetch_names="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -231,7 +246,13 @@ if [ -n "$sanitizers" ]; then
     summary+=("FAILED  compute-sanitizer not found"); failed=1
   fi
 fi
-if [ $bench -eq 1 ] && [ $by_dataset -eq 0 ]; then
+if [ $bench -eq 1 ] && [ -n "$parts" ]; then
+  runner=$here/run_experiments.py
+  [ -f "$runner" ] || runner=$here/../scripts/run_experiments.py
+  step "benchmarks in parts (filter '$filter', parts in $parts)" "$out/bench.log" \
+    python3 "$runner" "$bench_bin" --out "$out/bench.json" --filter "$filter" --parts "$parts" \
+      ${deadline:+--deadline "$deadline"} ${split:+--split "$split"} "${accept_missing[@]}" -- "${extra[@]}"
+elif [ $bench -eq 1 ] && [ $by_dataset -eq 0 ]; then
   step "benchmarks (filter '$filter')" "$out/bench.log" \
     "$bench_bin" --benchmark_filter="$filter" --benchmark_out="$out/bench.json" --benchmark_out_format=json "${extra[@]}"
 elif [ $bench -eq 1 ]; then

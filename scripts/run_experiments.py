@@ -3,7 +3,8 @@
 calls into one result file (what scripts/reproduce.sh runs).
 
     scripts/run_experiments.py BENCH --out RUN.json [--filter REGEX] [--estimate EARLIER.json]
-                               [--parts DIR [--deadline SECONDS]] [-- ARGS]
+                               [--parts DIR [--deadline SECONDS]] [--split REGEX]
+                               [--accept-missing DATASET ...] [-- ARGS]
 
 The experiments are the benchmark names' first part (`parle.encode`, `thesis.fig4_4`, ...), in the
 order parcomp-bench registers them; those with benchmarks matching REGEX run one after the other,
@@ -25,11 +26,22 @@ experiment starts once that many seconds have passed, nor one that the estimate 
 in time, and one running at the deadline is stopped and its file removed (it runs again next
 time). RUN.json is written once every experiment has its part; until then the exit status is 3
 and the standard error says how many are left.
+
+--split REGEX runs the experiments it matches one dataset (the names' third part) per call, each
+its own part (DIR/<experiment>@<dataset>.json): an experiment longer than a device call (such as
+codecs.landscape) goes over several calls, and a call that carries some datasets runs what they
+allow. Rows that parcomp-bench skipped for something a later call can bring (a dataset not there, a
+program or nvCOMP not found) are not results: they are taken out of the part and listed in
+DIR/<unit>.todo, and a later call runs those names alone (into DIR/<unit>.2.json, ...), so the
+merged file has them measured. --accept-missing DATASET (repeatable) lets that dataset's rows stay
+skipped (enwik8, which only its canonical URL serves); the merged file records them as skipped.
 """
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -60,8 +72,27 @@ def list_names(bench: str, regex: str, args: list[str]) -> list[str]:
     return [line.strip() for line in r.stdout.splitlines() if line.strip()]
 
 
-def plan(bench: str, regex: str, args: list[str]) -> list[tuple[str, str, int]]:
-    """(experiment, filter that selects exactly its benchmarks matching regex, how many)."""
+class Unit:
+    """What one parcomp-bench call runs: an experiment, or with --split one dataset of it."""
+
+    def __init__(self, key: str, experiment: str, names: list[str], whole: str | None):
+        self.key, self.experiment, self.names = key, experiment, names
+        self.whole = whole  # the filter for all of `names`, when a prefix selects exactly them
+
+    def filter_for(self, names: list[str]) -> str:
+        if self.whole is not None and len(names) == len(self.names):
+            return self.whole
+        return "^(" + "|".join(ere_escape(n) for n in names) + ")$"
+
+
+def dataset_of(name: str) -> str:
+    parts = name.split("/")
+    return parts[2] if len(parts) > 3 else ""
+
+
+def plan(bench: str, regex: str, args: list[str], split: str | None = None) -> list[Unit]:
+    """The units to run, in the order parcomp-bench registers the experiments: one per experiment,
+    or one per dataset (the names' third part) for the experiments that `split` matches."""
     every = list_names(bench, ".", args)
     chosen = list_names(bench, regex, args)
     chosen_set = set(chosen)
@@ -78,11 +109,18 @@ def plan(bench: str, regex: str, args: list[str]) -> list[tuple[str, str, int]]:
         mine = [n for n in all_of[e] if n in chosen_set]
         if not mine:
             continue
-        if len(mine) == len(all_of[e]):
-            f = f"^{ere_escape(e)}/"
-        else:  # part of the experiment: its names one by one
-            f = "^(" + "|".join(ere_escape(n) for n in mine) + ")$"
-        out.append((e, f, len(mine)))
+        if split is None or not re.search(split, e):
+            out.append(Unit(e, e, mine, f"^{ere_escape(e)}/" if len(mine) == len(all_of[e]) else None))
+            continue
+        datasets: list[str] = []
+        for n in mine:
+            if dataset_of(n) not in datasets:
+                datasets.append(dataset_of(n))
+        for d in datasets:
+            names = [n for n in mine if dataset_of(n) == d]
+            every_of_d = [n for n in all_of[e] if dataset_of(n) == d]
+            whole = f"^{ere_escape(e)}/[^/]+/{ere_escape(d)}/" if d and names == every_of_d else None
+            out.append(Unit(f"{e}@{d}", e, names, whole))
     return out
 
 
@@ -95,19 +133,120 @@ def duration(s: float) -> str:
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
-def estimate_left(rest: list[tuple[str, str, int]], earlier: dict[str, float], seconds: float, benchmarks: int) -> float:
+def unit_estimate(u: Unit, earlier: dict[str, float], totals: dict[str, int]) -> float | None:
+    """Seconds the unit took in the earlier run: its own, or its share of its experiment's."""
+    if u.key in earlier:
+        return earlier[u.key]
+    if u.experiment in earlier and totals.get(u.experiment):
+        return earlier[u.experiment] * len(u.names) / totals[u.experiment]
+    return None
+
+
+def estimate_left(rest: list[Unit], earlier: dict[str, float], totals: dict[str, int], seconds: float, benchmarks: int) -> float:
     per = seconds / benchmarks if benchmarks else 0.0
-    return sum(earlier.get(e, per * n) for e, _, n in rest)
+    total = 0.0
+    for u in rest:
+        est = unit_estimate(u, earlier, totals)
+        total += est if est is not None else per * len(u.names)
+    return total
 
 
 def earlier_seconds(path: Path | None) -> dict[str, float]:
+    """An earlier run's seconds by experiment, and by unit (experiment@dataset) where it ran split."""
     if path is None or not path.exists():
         return {}
     try:
         doc, _ = merge_results.load_repaired(path)
     except (OSError, json.JSONDecodeError, merge_results.MergeError):
         return {}
-    return {k: float(v) for k, v in doc.get("context", {}).get("experiment_seconds", {}).items()}
+    ctx = doc.get("context", {})
+    out = {k: float(v) for k, v in ctx.get("experiment_seconds", {}).items()}
+    out.update({k: float(v) for k, v in ctx.get("unit_seconds", {}).items()})
+    return out
+
+
+# Rows skipped for something a later call can bring (a dataset, a program, nvCOMP): not results.
+# They are taken out of the part and run again in a later call (the unit's .todo file).
+MISSING_DATASET = re.compile(r"dataset '([^']+)' is not at")
+RETRY = re.compile(r"not found|built without nvCOMP")
+
+
+def retry_reason(entry: dict, accepted: set[str]) -> str | None:
+    if not entry.get("error_occurred"):
+        return None
+    msg = entry.get("error_message", "")
+    if not msg.startswith("skipped:"):
+        return None
+    m = MISSING_DATASET.search(msg)
+    if m:
+        return None if m.group(1) in accepted else f"dataset {m.group(1)}"
+    m = RETRY.search(msg)
+    return msg.split(":", 1)[1].strip().split(" (")[0][:60] if m else None
+
+
+def settle_part(part: Path, ran: list[str], accepted: set[str]) -> tuple[list[str], list[str]]:
+    """Takes the rows that a later call must run again out of the part file (rewritten, or removed
+    when nothing is left); returns (names still to run, why)."""
+    doc, _ = merge_results.load_repaired(part)
+    redo: dict[str, str] = {}
+    for b in doc.get("benchmarks", []):
+        why = retry_reason(b, accepted)
+        if why:
+            redo[b.get("run_name", b["name"])] = why
+    kept = [b for b in doc.get("benchmarks", []) if b.get("run_name", b["name"]) not in redo and b["name"] not in redo]
+    present = {b.get("run_name", b["name"]) for b in kept} | {b["name"] for b in kept}
+    todo = [n for n in ran if n not in present]
+    if redo:
+        if kept:
+            doc["benchmarks"] = kept
+            part.write_text(json.dumps(doc, indent=1) + "\n")
+        else:
+            part.unlink()
+    reasons = sorted(set(redo.values()))
+    if len(todo) > len(redo):
+        reasons.append(f"{len(todo) - len(redo)} not in the file")
+    return todo, reasons
+
+
+class PartState:
+    """A unit's files in the --parts folder: KEY.json and KEY.<k>.json (its calls' files), KEY.seconds
+    (their summed seconds), KEY.todo (names a later call still has to run), KEY.failed."""
+
+    def __init__(self, folder: Path, key: str):
+        self.folder, self.key = folder, key
+        self.seconds_file = folder / f"{key}.seconds"
+        self.todo_file = folder / f"{key}.todo"
+        self.failed_file = folder / f"{key}.failed"
+
+    def files(self) -> list[Path]:
+        first = self.folder / f"{self.key}.json"
+        more = sorted(self.folder.glob(f"{glob.escape(self.key)}.[0-9]*.json"), key=lambda p: int(p.suffixes[-2][1:]))
+        return ([first] if first.exists() else []) + more
+
+    def next_file(self) -> Path:
+        k = len(self.files())
+        return self.folder / (f"{self.key}.json" if k == 0 else f"{self.key}.{k + 1}.json")
+
+    def started(self) -> bool:
+        return self.seconds_file.exists()
+
+    def todo(self, unit: Unit) -> list[str]:
+        if not self.started():
+            return list(unit.names)
+        if not self.todo_file.exists():
+            return []
+        left = set(self.todo_file.read_text().split())
+        return [n for n in unit.names if n in left]
+
+    def seconds(self) -> float:
+        return float(self.seconds_file.read_text()) if self.seconds_file.exists() else 0.0
+
+    def record(self, seconds: float, todo: list[str]) -> None:
+        self.seconds_file.write_text(f"{self.seconds() + seconds:.3f}\n")
+        if todo:
+            self.todo_file.write_text("\n".join(todo) + "\n")
+        else:
+            self.todo_file.unlink(missing_ok=True)
 
 
 def main(argv=None) -> int:
@@ -118,23 +257,33 @@ def main(argv=None) -> int:
     ap.add_argument("--estimate", type=Path, help="an earlier run's file: its experiment_seconds")
     ap.add_argument("--parts", type=Path, help="keep each experiment's file here; skip those already here")
     ap.add_argument("--deadline", type=float, help="seconds: start no experiment that would end later (with --parts)")
+    ap.add_argument("--split", help="regex: these experiments run one dataset per call (each its own part)")
+    ap.add_argument("--accept-missing", action="append", default=[], metavar="DATASET",
+                    help="a dataset (as parcomp-bench names it, e.g. enwik8) whose rows may stay skipped "
+                         "for lack of it; rows skipped for any other missing dataset run again in a later call")
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     a.args = extra  # for parcomp-bench
     if a.deadline is not None and a.parts is None:
         ap.error("--deadline needs --parts (the experiments left run in a later call)")
-    steps = plan(a.bench, a.filter, a.args)
+    accepted = set(a.accept_missing)
+    steps = plan(a.bench, a.filter, a.args, a.split)
     if not steps:
         print(f"run_experiments: no benchmark matches {a.filter!r}", file=sys.stderr)
         return 1
     earlier = earlier_seconds(a.estimate)
-    total_benchmarks = sum(n for _, _, n in steps)
-    print(f"run_experiments: {len(steps)} experiments, {total_benchmarks} benchmarks"
-          + (f"; about {duration(estimate_left(steps, earlier, 0, 0))} by {a.estimate.name}" if earlier and all(e in earlier for e, _, _ in steps) else ""),
+    totals: dict[str, int] = {}
+    for u in steps:
+        totals[u.experiment] = totals.get(u.experiment, 0) + len(u.names)
+    total_benchmarks = sum(len(u.names) for u in steps)
+    n_experiments = len(totals)
+    print(f"run_experiments: {n_experiments} experiments"
+          + (f" in {len(steps)} calls" if len(steps) != n_experiments else "") + f", {total_benchmarks} benchmarks"
+          + (f"; about {duration(estimate_left(steps, earlier, totals, 0, 0))} by {a.estimate.name}"
+             if earlier and all(unit_estimate(u, earlier, totals) is not None for u in steps) else ""),
           file=sys.stderr, flush=True)
     t0 = time.monotonic()
-    files: list[Path] = []
     seconds: dict[str, float] = {}
     failed: list[str] = []
     done_benchmarks = 0
@@ -142,59 +291,68 @@ def main(argv=None) -> int:
         parts_dir = a.parts if a.parts is not None else Path(tmp)
         parts_dir.mkdir(parents=True, exist_ok=True)
         left_over: list[str] = []
-        for k, (e, f, n) in enumerate(steps, 1):
-            part = parts_dir / f"{e}.json"
-            secs_file = parts_dir / f"{e}.seconds"
-            if a.parts is not None and part.exists() and secs_file.exists():
-                seconds[e] = float(secs_file.read_text())
-                files.append(part)
-                done_benchmarks += n
-                if (parts_dir / f"{e}.failed").exists():
-                    failed.append(f"{e} ({(parts_dir / f'{e}.failed').read_text().strip()}, in an earlier call)")
-                print(f"[{k}/{len(steps)}] {e}: done in an earlier call ({duration(seconds[e])})", file=sys.stderr, flush=True)
+        for k, u in enumerate(steps, 1):
+            state = PartState(parts_dir, u.key)
+            if a.parts is None:  # a run in one sitting: nothing kept from before
+                for f in state.files() + [state.seconds_file, state.todo_file, state.failed_file]:
+                    f.unlink(missing_ok=True)
+            names = state.todo(u)
+            if state.failed_file.exists() and state.started():
+                failed.append(f"{u.key} ({state.failed_file.read_text().strip()}, in an earlier call)")
+            if not names:
+                seconds[u.key] = state.seconds()
+                done_benchmarks += len(u.names)
+                print(f"[{k}/{len(steps)}] {u.key}: done in an earlier call ({duration(seconds[u.key])})", file=sys.stderr, flush=True)
                 continue
             timeout = None
             if a.deadline is not None:
                 timeout = a.deadline - (time.monotonic() - t0)
-                need = earlier.get(e, 0.0)
+                need = unit_estimate(u, earlier, totals) or 0.0
+                need *= len(names) / len(u.names)
                 if timeout <= 0 or need > timeout:
-                    left_over.append(e)
-                    print(f"[{k}/{len(steps)}] {e}: left for a later call ({duration(max(timeout, 0))} left, "
+                    left_over.append(u.key)
+                    print(f"[{k}/{len(steps)}] {u.key}: left for a later call ({duration(max(timeout, 0))} left, "
                           f"{'about ' + duration(need) if need else 'no estimate'})", file=sys.stderr, flush=True)
                     continue
+            part = state.next_file()
             t = time.monotonic()
-            proc = subprocess.Popen([a.bench, f"--benchmark_filter={f}", f"--benchmark_out={part}", "--benchmark_out_format=json", *a.args])
+            proc = subprocess.Popen([a.bench, f"--benchmark_filter={u.filter_for(names)}", f"--benchmark_out={part}",
+                                     "--benchmark_out_format=json", *a.args])
             try:
                 returncode = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
                 part.unlink(missing_ok=True)
-                left_over.append(e)
-                print(f"[{k}/{len(steps)}] {e}: stopped at the deadline after {duration(time.monotonic() - t)}; "
+                left_over.append(u.key)
+                print(f"[{k}/{len(steps)}] {u.key}: stopped at the deadline after {duration(time.monotonic() - t)}; "
                       "it runs again in a later call", file=sys.stderr, flush=True)
                 continue
-            seconds[e] = time.monotonic() - t
-            done_benchmarks += n
+            took = time.monotonic() - t
             if returncode != 0:
-                failed.append(f"{e} (exit {returncode})")
+                failed.append(f"{u.key} (exit {returncode})")
                 if a.parts is not None:
-                    (parts_dir / f"{e}.failed").write_text(f"exit {returncode}\n")
-            if part.exists() and part.stat().st_size > 0:
-                files.append(part)
-                if a.parts is not None:
-                    secs_file.write_text(f"{seconds[e]:.3f}\n")
+                    state.failed_file.write_text(f"exit {returncode}\n")
+            todo, reasons = (settle_part(part, names, accepted) if part.exists() and part.stat().st_size > 0
+                             else (names, ["no file written"]))
+            state.record(took, todo)
+            seconds[u.key] = state.seconds()
+            done_benchmarks += len(u.names) - len(todo)
+            if todo:
+                left_over.append(u.key)
             elapsed = time.monotonic() - t0
-            left = estimate_left(steps[k:], earlier, elapsed, done_benchmarks)
-            print(f"[{k}/{len(steps)}] {e}: {n} benchmark{'s' if n != 1 else ''} in {duration(seconds[e])}; "
-                  f"{duration(elapsed)} so far" + (f", about {duration(left)} left" if k < len(steps) else ", done"),
+            left = estimate_left(steps[k:], earlier, totals, elapsed, done_benchmarks)
+            print(f"[{k}/{len(steps)}] {u.key}: {len(names)} benchmark{'s' if len(names) != 1 else ''} in {duration(took)}; "
+                  f"{duration(elapsed)} so far" + (f", about {duration(left)} left" if k < len(steps) else ", done")
+                  + (f"; {len(todo)} to run again in a later call ({', '.join(reasons)})" if todo else ""),
                   file=sys.stderr, flush=True)
         if left_over:
-            print(f"run_experiments: {len(left_over)} of {len(steps)} experiments left for a later call with the same "
-                  f"--parts {a.parts}: {', '.join(left_over)}", file=sys.stderr)
+            print(f"run_experiments: {len(left_over)} of {len(steps)} {'calls' if len(steps) != n_experiments else 'experiments'} "
+                  f"left for a later call with the same --parts {a.parts}: {', '.join(left_over)}", file=sys.stderr)
             if failed:
                 print("run_experiments: failed: " + ", ".join(failed), file=sys.stderr)
             return 3
+        files = [f for u in steps for f in PartState(parts_dir, u.key).files()]
         if not files:
             print("run_experiments: no call wrote results", file=sys.stderr)
             return 1
@@ -205,12 +363,17 @@ def main(argv=None) -> int:
         except merge_results.MergeError as err:
             print(f"run_experiments: {err}", file=sys.stderr)
             return 1
-    doc["context"]["experiment_seconds"] = {e: round(s, 3) for e, s in seconds.items()}
+    by_experiment: dict[str, float] = {}
+    for u in steps:
+        by_experiment[u.experiment] = by_experiment.get(u.experiment, 0.0) + seconds.get(u.key, 0.0)
+    doc["context"]["experiment_seconds"] = {e: round(s, 3) for e, s in by_experiment.items()}
+    if any(u.key != u.experiment for u in steps):
+        doc["context"]["unit_seconds"] = {u.key: round(seconds.get(u.key, 0.0), 3) for u in steps}
     # In parts, the run's seconds are its experiments' (the calls' gaps and set-up not counted).
     doc["context"]["run_seconds"] = round(sum(seconds.values()) if a.parts is not None else time.monotonic() - t0, 3)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"run_experiments: {a.out}: {len(doc['benchmarks'])} entries from {len(steps)} experiments in {duration(time.monotonic() - t0)}",
+    print(f"run_experiments: {a.out}: {len(doc['benchmarks'])} entries from {n_experiments} experiments in {duration(time.monotonic() - t0)}",
           file=sys.stderr)
     if failed:
         print("run_experiments: failed: " + ", ".join(failed), file=sys.stderr)

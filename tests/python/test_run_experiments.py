@@ -13,8 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "run_experiments.py"
 
 FAKE = r'''#!/usr/bin/env python3
-import json, re, sys
+import json, os, re, sys
 names = ["a.one/x/n=1/real_time", "a.one/y.z/n=2/real_time", "b.two/x/n=1/manual_time", "c.three/z/n=1/real_time"]
+if os.environ.get("FAKE_DATASETS"):  # an experiment over datasets: d.four/<variant>/<dataset>/n=...
+    names += [f"d.four/{v}/{d}/n=9/real_time" for d in ("lin", "sil") for v in ("p", "q")]
 args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
 flt = args.get("--benchmark_filter", ".")
 chosen = [n for n in names if re.search(flt, n)]
@@ -29,7 +31,13 @@ if os.environ.get("FAKE_SLOW") and re.search(os.environ["FAKE_SLOW"], flt):
     time.sleep(30)
 ctx = {"parcomp_git_sha": "abc", "parcomp_gpu": "fake GPU", "parcomp_build_type": "Release",
        "parcomp": {"build": {"git_dirty": False}, "device": {"uuid": "u"}}, "date": "now"}
-json.dump({"context": ctx, "benchmarks": [{"name": n, "real_time": 1.0} for n in chosen]}, open(args["--benchmark_out"], "w"))
+missing = os.environ.get("FAKE_MISSING")  # a dataset that is not there: its rows skipped, as parcomp-bench does
+def row(n):
+    if missing and n.split("/")[2] == missing:
+        return {"name": n, "run_name": n, "error_occurred": True,
+                "error_message": f"skipped: dataset '{missing}' is not at /data/{missing}; get it with: fetch.py"}
+    return {"name": n, "run_name": n, "real_time": 1.0}
+json.dump({"context": ctx, "benchmarks": [row(n) for n in chosen]}, open(args["--benchmark_out"], "w"))
 sys.exit(3 if "three" in flt else 0)
 '''
 
@@ -127,3 +135,57 @@ def test_parts_over_several_calls_with_a_deadline(tmp_path):
 def test_deadline_needs_parts(tmp_path):
     r = run(fake_bench(tmp_path), "--out", tmp_path / "o.json", "--deadline", 10)
     assert r.returncode == 2 and "--deadline needs --parts" in r.stderr
+
+
+def test_split_by_dataset_and_rows_missing_their_data(tmp_path):
+    """--split: one call per dataset of the experiments it matches; rows skipped for a dataset that
+    is not there come out of the part and run alone in a later call; RUN.json has them measured,
+    and the seconds per unit and per experiment."""
+    bench = fake_bench(tmp_path)
+    parts, out = tmp_path / "parts", tmp_path / "run.json"
+    env = {**os.environ, "FAKE_DATASETS": "1", "FAKE_MISSING": "sil"}
+    args = [sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--parts", str(parts), "--filter", "a\\.one|d\\.four",
+            "--split", "^d\\."]
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
+    assert r.returncode == 3, r.stderr
+    assert "2 experiments in 3 calls" in r.stderr
+    assert "d.four@sil: 2 benchmarks" in r.stderr and "2 to run again in a later call (dataset sil)" in r.stderr
+    assert (parts / "d.four@sil.todo").read_text().split() == ["d.four/p/sil/n=9/real_time", "d.four/q/sil/n=9/real_time"]
+    assert not (parts / "d.four@sil.json").exists(), "a part of skipped rows only is no part"
+    calls = (tmp_path / "fake-bench.calls").read_text().split()
+    assert calls == ["^a\\.one/", "^d\\.four/[^/]+/lin/", "^d\\.four/[^/]+/sil/"]
+    # The dataset is there now: only its rows run (all of the unit's: by its prefix), and the run is complete.
+    r = subprocess.run(args, capture_output=True, text=True, env={**env, "FAKE_MISSING": ""})
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "fake-bench.calls").read_text().split()[3:] == ["^d\\.four/[^/]+/sil/"]
+    doc = json.loads(out.read_text())
+    assert sorted(b["name"] for b in doc["benchmarks"] if b["name"].startswith("d.four")) == \
+        sorted(f"d.four/{v}/{d}/n=9/real_time" for d in ("lin", "sil") for v in ("p", "q"))
+    assert not any(b.get("error_occurred") for b in doc["benchmarks"])
+    assert set(doc["context"]["unit_seconds"]) == {"a.one", "d.four@lin", "d.four@sil"}
+    assert set(doc["context"]["experiment_seconds"]) == {"a.one", "d.four"}
+
+
+def test_a_part_of_a_unit_runs_again_by_its_names(tmp_path):
+    bench = fake_bench(tmp_path)
+    parts, out = tmp_path / "parts", tmp_path / "run.json"
+    parts.mkdir()
+    (parts / "d.four@sil.seconds").write_text("5\n")
+    (parts / "d.four@sil.todo").write_text("d.four/q/sil/n=9/real_time\n")
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--parts", str(parts), "--filter", "d\\.four/[^/]+/sil",
+                        "--split", "^d\\."], capture_output=True, text=True, env={**os.environ, "FAKE_DATASETS": "1"})
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "fake-bench.calls").read_text().split() == ["^(d\\.four/q/sil/n=9/real_time)$"]
+    assert (parts / "d.four@sil.json").exists() and not (parts / "d.four@sil.todo").exists()
+    assert float((parts / "d.four@sil.seconds").read_text()) >= 5, "the seconds add up over the calls"
+
+
+def test_a_dataset_accepted_as_missing_stays_skipped(tmp_path):
+    bench = fake_bench(tmp_path)
+    out = tmp_path / "run.json"
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--filter", "d\\.four",
+                        "--accept-missing", "sil"], capture_output=True, text=True,
+                       env={**os.environ, "FAKE_DATASETS": "1", "FAKE_MISSING": "sil"})
+    assert r.returncode == 0, r.stderr
+    skipped = [b["name"] for b in json.loads(out.read_text())["benchmarks"] if b.get("error_occurred")]
+    assert skipped == ["d.four/p/sil/n=9/real_time", "d.four/q/sil/n=9/real_time"]
