@@ -15,8 +15,8 @@
 #           is there is fetched into $PARCOMP_DATA (default /tmp/parcomp-data), which an earlier
 #           call on the same machine may have filled already.
 # The parts so far come from results/<gpu>/suite-SHA/parts/ of the checkout (committed after each
-# call) and go to $OUT/parts with this call's new ones: copy them back into that folder and
-# commit. Rows skipped for a dataset that is not there run again in a later call; enwik8 (served
+# call) and from /tmp/parcomp-suite-SHA-parts of the same machine; all of them come back in
+# $OUT/parts.tar: unpack it into that folder and commit. Rows skipped for a dataset that is not there run again in a later call; enwik8 (served
 # only by its canonical URL, not by the mirror) may stay skipped. Once every part is there,
 # $OUT/bench.json is the merged run. --deadline (default 500) counts from the benchmarks'
 # start: no part starts that its estimate says would end later (estimates: --estimate file of
@@ -58,10 +58,16 @@ read -r slug built dirty < <(python3 -c 'import json,sys; d=json.load(sys.stdin)
 [ -n "${slug:-}" ] && [ "$slug" != None ] || die "no usable CUDA device: $(head -c 300 <<<"$info")"
 [[ "$built" == "$sha"* ]] || die "the bundle was built from $built, not $sha"
 [ "$dirty" = False ] || die "the bundle was built from a dirty tree"
-mkdir -p "$out/parts"
+# The parts live on the machine (a later call on the same machine finds them there too) and come
+# back as one archive, $OUT/parts.tar: a call returns few files, and none with '@' in its name.
+parts=/tmp/parcomp-suite-$sha-parts
+mkdir -p "$parts"
 src="$root/results/$slug/suite-$sha/parts"
-[ -d "$src" ] && cp -r "$src/." "$out/parts/"
-echo "[$((SECONDS - t0))s] $slug: $(ls "$out/parts" | grep -c '\.seconds$') parts done in earlier calls" >&2
+# A machine that ran an earlier call of this run has parts at least as new as the committed ones.
+[ -d "$src" ] && [ -z "$(ls -A "$parts")" ] && cp -r "$src/." "$parts/"
+pack() { tar cf "$out/parts.tar" -C "$parts" . 2>/dev/null; }
+trap pack EXIT
+echo "[$((SECONDS - t0))s] $slug: $(ls "$parts" | grep -c '\.seconds$') parts done in earlier calls" >&2
 export PARCOMP_DATA=${PARCOMP_DATA:-/tmp/parcomp-data}
 for m in ${mirrors[@]+"${mirrors[@]}"}; do
   ids=$(python3 - "$root/datasets/manifest.json" "$m" <<'PY'
@@ -82,7 +88,7 @@ estimate=()
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"
 # The pinned bundle's own runner (run_experiments.py beside its parcomp-bench).
-python3 "$dest/bundle/run_experiments.py" "$bench" --out "$out/bench.json" --filter "$filter" --parts "$out/parts" \
+python3 "$dest/bundle/run_experiments.py" "$bench" --out "$out/bench.json" --filter "$filter" --parts "$parts" \
   --deadline "$deadline" --split "$split" --accept-missing enwik8 ${estimate[@]+"${estimate[@]}"} 2>&1 | tee "$out/run.log" >&2
 rc=${PIPESTATUS[0]}
 rc=$?
