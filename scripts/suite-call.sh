@@ -14,13 +14,14 @@
 # --mirror  a folder laid out as the dataset mirror (repeatable): every dataset whose mirror file
 #           is there is fetched into $PARCOMP_DATA (default /tmp/parcomp-data), which an earlier
 #           call on the same machine may have filled already.
-# The parts so far come from results/<gpu>/suite-SHA/parts/ of the checkout (committed after each
-# call) and from /tmp/parcomp-suite-SHA-parts of the same machine; all of them come back in
-# $OUT/parts.tar: unpack it into that folder and commit. Rows skipped for a dataset that is not there run again in a later call; enwik8 (served
+# The parts so far come from results/<gpu>/suite-SHA/parts.tar.xz of the checkout (committed after
+# each call) or from /tmp/parcomp-suite-SHA-parts of the same machine; all of them come back in
+# $OUT/parts.tar: commit it xz-compressed as that parts.tar.xz. Rows skipped for a dataset that is not there run again in a later call; enwik8 (served
 # only by its canonical URL, not by the mirror) may stay skipped. Once every part is there,
 # $OUT/bench.json is the merged run. --deadline (default 500) counts from the benchmarks'
-# start: no part starts that its estimate says would end later (estimates: --estimate file of
-# run_experiments.py, $SUITE_ESTIMATE), and one running at the deadline is stopped and runs again.
+# start: no part starts that its estimate says would end later (the parts' seconds measured so
+# far on any GPU, else results/suite-SHA.estimate.json; $SUITE_ESTIMATE names another file), and
+# one running at the deadline is stopped and runs again.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:?suite-call: OUT must name the folder whose files come back}
@@ -62,9 +63,9 @@ read -r slug built dirty < <(python3 -c 'import json,sys; d=json.load(sys.stdin)
 # back as one archive, $OUT/parts.tar: a call returns few files, and none with '@' in its name.
 parts=/tmp/parcomp-suite-$sha-parts
 mkdir -p "$parts"
-src="$root/results/$slug/suite-$sha/parts"
+src="$root/results/$slug/suite-$sha/parts.tar.xz"
 # A machine that ran an earlier call of this run has parts at least as new as the committed ones.
-[ -d "$src" ] && [ -z "$(ls -A "$parts")" ] && cp -r "$src/." "$parts/"
+if [ -f "$src" ] && [ -z "$(ls -A "$parts")" ]; then tar xJf "$src" -C "$parts" || die "could not unpack $src"; fi
 pack() { tar cf "$out/parts.tar" -C "$parts" . 2>/dev/null; }
 trap pack EXIT
 echo "[$((SECONDS - t0))s] $slug: $(ls "$parts" | grep -c '\.seconds$') parts done in earlier calls" >&2
@@ -83,8 +84,30 @@ PY
     || echo "suite-call: some datasets of $m could not be fetched (see fetch.log): their rows run in a later call" >&2
   echo "[$((SECONDS - t0))s] datasets from $m: $ids" >&2
 done
-estimate=()
-[ -n "${SUITE_ESTIMATE:-}" ] && [ -f "$SUITE_ESTIMATE" ] && estimate=(--estimate "$SUITE_ESTIMATE")
+# Each part's estimate: its measured seconds in this run on any GPU (a part that has rows left
+# excepted), else results/suite-SHA.estimate.json (a rough one, from older runs), else none
+# ($SUITE_ESTIMATE: a file of run_experiments.py's --estimate format instead).
+estimate=(--estimate "${SUITE_ESTIMATE:-$out/estimate.json}")
+[ -n "${SUITE_ESTIMATE:-}" ] || python3 - "$root" "$sha" "$parts" >"$out/estimate.json" <<'PY'
+import glob, json, os, sys
+root, sha, parts = sys.argv[1:4]
+ctx = {"unit_seconds": {}, "experiment_seconds": {}}
+rough = os.path.join(root, "results", f"suite-{sha}.estimate.json")
+if os.path.exists(rough):
+    c = json.load(open(rough))["context"]
+    ctx["unit_seconds"].update(c.get("unit_seconds", {}))
+    ctx["experiment_seconds"].update(c.get("experiment_seconds", {}))
+import tarfile
+def measured(names, read):
+    for n in names:
+        if n.endswith(".seconds") and n[: -len(".seconds")] + ".todo" not in names:
+            ctx["unit_seconds"][os.path.basename(n)[: -len(".seconds")]] = float(read(n))
+for archive in sorted(glob.glob(os.path.join(root, "results", "*", f"suite-{sha}", "parts.tar.xz"))):
+    with tarfile.open(archive) as t:
+        measured(set(t.getnames()), lambda n: t.extractfile(n).read())
+measured({os.path.join(parts, n) for n in os.listdir(parts)}, lambda n: open(n).read())
+print(json.dumps({"context": ctx, "benchmarks": []}))
+PY
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"
 # The pinned bundle's own runner (run_experiments.py beside its parcomp-bench).
