@@ -316,7 +316,7 @@ def test_compare_by_experiment(tmp_path):
     r = run(COMPARE, GPU, packed, "--by-experiment", folder, check=True)
     assert "other: other-run:" in r.stdout
     assert sorted(p.name for p in folder.iterdir()) == ["parle.decode.md", "parle.decode.png", "parle.encode.md", "parle.encode.png",
-                                                        "summary.md"]
+                                                        "scaling.md", "summary.md"]
     table = (folder / "parle.encode.md").read_text()
     assert "| parle.encode/" in table and "| parle.decode/" not in table
     rows = [l for l in (folder / "summary.md").read_text().splitlines() if l.startswith("| parle.")]
@@ -328,3 +328,40 @@ def test_compare_by_experiment(tmp_path):
         assert median == "2.00x" and spread == "2.00x-2.00x", row
         assert int(faster) > 0
     assert (folder / "parle.encode.png").stat().st_size > 10_000
+    assert (folder / "scaling.md").exists()
+
+
+def scaled_gpu(tmp_path: Path, name: str, time_scale: float, bandwidth_scale: float) -> Path:
+    """The fixture as if from another GPU: its times and its measured copy bandwidth scaled."""
+    path = variant_of(GPU, tmp_path, name, scale=time_scale, gpu="Another GPU")
+    doc = json.loads(path.read_text())
+    doc["context"]["parcomp"]["device"]["measured_bandwidth_bytes_per_second"] *= bandwidth_scale
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def scaling_rows(tmp_path: Path, other: Path) -> dict:
+    folder = tmp_path / ("by-" + other.stem)
+    run(COMPARE, GPU, other, "--by-experiment", folder, check=True)
+    rows = {}
+    for line in (folder / "scaling.md").read_text().splitlines():
+        if line.startswith("| parle."):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0]] = cells
+    assert set(rows) == {"parle.encode", "parle.decode"}, "CPU rows are left out, each experiment has its line"
+    return rows
+
+
+@pytest.mark.parametrize("time_scale, bandwidth_scale, follows", [
+    (1 / 1.3, 1.4, "memory bandwidth"),   # 30% faster with 40% more bandwidth
+    (1 / 1.1, 1.4, "partly bandwidth"),   # 10%: less than half of it
+    (1.0, 1.4, "neither (latency, launches or serial work)"),
+    (1 / 1.3, 1.0, "neither bandwidth nor clocks"),  # faster with the same bandwidth and clocks
+])
+def test_compare_scaling_verdicts(tmp_path, time_scale, bandwidth_scale, follows):
+    """scaling.md: what each experiment's GPU rows follow from one GPU to the other, from the
+    median speedup at the largest inputs against the measured bandwidth and clock ratios."""
+    rows = scaling_rows(tmp_path, scaled_gpu(tmp_path, "other.json", time_scale, bandwidth_scale))
+    for cells in rows.values():
+        assert cells[6] == follows, cells
+        assert f"{1 / time_scale:.2f}x" in cells[3]
