@@ -4,7 +4,7 @@ calls into one result file (what scripts/reproduce.sh runs).
 
     scripts/run_experiments.py BENCH --out RUN.json [--filter REGEX] [--estimate EARLIER.json]
                                [--parts DIR [--deadline SECONDS]] [--split REGEX]
-                               [--accept-missing DATASET ...] [-- ARGS]
+                               [--accept-missing DATASET ...] [--merge-only] [-- ARGS]
 
 The experiments are the benchmark names' first part (`parle.encode`, `thesis.fig4_4`, ...), in the
 order parcomp-bench registers them; those with benchmarks matching REGEX run one after the other,
@@ -35,6 +35,8 @@ program or nvCOMP not found) are not results: they are taken out of the part and
 DIR/<unit>.todo, and a later call runs those names alone (into DIR/<unit>.2.json, ...), so the
 merged file has them measured. --accept-missing DATASET (repeatable) lets that dataset's rows stay
 skipped (enwik8, which only its canonical URL serves); the merged file records them as skipped.
+--merge-only runs nothing: it merges the parts once every one is there, else lists what is left
+(for parts that came back from GPU machines, merged on a machine without one).
 """
 from __future__ import annotations
 
@@ -258,6 +260,10 @@ def main(argv=None) -> int:
     ap.add_argument("--parts", type=Path, help="keep each experiment's file here; skip those already here")
     ap.add_argument("--deadline", type=float, help="seconds: start no experiment that would end later (with --parts)")
     ap.add_argument("--split", help="regex: these experiments run one dataset per call (each its own part)")
+    ap.add_argument("--merge-only", action="store_true",
+                    help="with --parts: run nothing; merge the parts into --out when every one is there, "
+                         "else list what is left (exit 3). For a run whose parts came from GPU machines, "
+                         "merged where there is no GPU (BENCH then only lists the benchmarks)")
     ap.add_argument("--accept-missing", action="append", default=[], metavar="DATASET",
                     help="a dataset (as parcomp-bench names it, e.g. enwik8) whose rows may stay skipped "
                          "for lack of it; rows skipped for any other missing dataset run again in a later call")
@@ -267,6 +273,8 @@ def main(argv=None) -> int:
     a.args = extra  # for parcomp-bench
     if a.deadline is not None and a.parts is None:
         ap.error("--deadline needs --parts (the experiments left run in a later call)")
+    if a.merge_only and a.parts is None:
+        ap.error("--merge-only needs --parts")
     accepted = set(a.accept_missing)
     steps = plan(a.bench, a.filter, a.args, a.split)
     if not steps:
@@ -303,6 +311,10 @@ def main(argv=None) -> int:
                 seconds[u.key] = state.seconds()
                 done_benchmarks += len(u.names)
                 print(f"[{k}/{len(steps)}] {u.key}: done in an earlier call ({duration(seconds[u.key])})", file=sys.stderr, flush=True)
+                continue
+            if a.merge_only:
+                left_over.append(u.key)
+                print(f"[{k}/{len(steps)}] {u.key}: {len(names)} of {len(u.names)} benchmarks left", file=sys.stderr, flush=True)
                 continue
             timeout = None
             if a.deadline is not None:

@@ -189,3 +189,26 @@ def test_a_dataset_accepted_as_missing_stays_skipped(tmp_path):
     assert r.returncode == 0, r.stderr
     skipped = [b["name"] for b in json.loads(out.read_text())["benchmarks"] if b.get("error_occurred")]
     assert skipped == ["d.four/p/sil/n=9/real_time", "d.four/q/sil/n=9/real_time"]
+
+
+def test_merge_only_runs_nothing(tmp_path):
+    """--merge-only: the parts so far listed and nothing run (exit 3), then merged once complete."""
+    bench = fake_bench(tmp_path)
+    parts, out = tmp_path / "parts", tmp_path / "run.json"
+    base = [sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--parts", str(parts), "--filter", "a\\.one|b\\.two"]
+    r = subprocess.run(base + ["--deadline", "100", "--", "--benchmark_repetitions=1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    (parts / "b.two.json").unlink()
+    (parts / "b.two.seconds").unlink()
+    out.unlink()
+    calls = (tmp_path / "fake-bench.calls").read_text().split()
+    r = subprocess.run(base + ["--merge-only"], capture_output=True, text=True)
+    assert r.returncode == 3, r.stderr
+    assert "b.two: 1 of 1 benchmarks left" in r.stderr and "a.one: done in an earlier call" in r.stderr
+    assert (tmp_path / "fake-bench.calls").read_text().split() == calls, "nothing ran"
+    assert not out.exists()
+    subprocess.run(base + ["--deadline", "100"], capture_output=True, text=True, check=True)
+    out.unlink()
+    r = subprocess.run(base + ["--merge-only"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(out.read_text())["benchmarks"]) == 3
