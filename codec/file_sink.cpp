@@ -165,8 +165,13 @@ void FileSink::fill() {
           p = static_cast<std::uint8_t*>(v);
           std::vector<int> errs(kWindowBytes / kPopulatePiece, 0);
           for_each_block(errs.size(), threads_, [&](std::size_t b) {
+            if (stopping_.load(std::memory_order_relaxed)) return;  // the output ended: no byte comes here
             if (::madvise(p + b * kPopulatePiece, kPopulatePiece, MADV_POPULATE_WRITE) != 0) errs[b] = errno;
           });
+          if (stopping_.load()) {
+            ::munmap(p, kWindowBytes);
+            return;
+          }
           for (const int e : errs) {
             if (e == 0) continue;
             err = e == EFAULT ? ENOSPC : e;  // EFAULT: a fault would have raised SIGBUS (no room)
@@ -200,6 +205,7 @@ void FileSink::stop_filler() {
   {
     const std::lock_guard lock(m_);
     stop_ = true;
+    stopping_ = true;
     cv_.notify_all();
   }
   filler_.join();
