@@ -201,6 +201,14 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("bz2 writer: a block's bits copied out one byte short", "codec/bz2.cpp",
              "out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8);",
              "out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8 - 1);", "cpu"),
+    Mutation("run_experiments: rows skipped for a missing dataset kept as results", "scripts/run_experiments.py",
+             'return None if m.group(1) in accepted else f"dataset {m.group(1)}"', "return None", "python"),
+    Mutation("run_experiments: --split ignored", "scripts/run_experiments.py",
+             "if split is None or not re.search(split, e):", "if True:", "python"),
+    Mutation("run_experiments: --merge-only runs the parts left", "scripts/run_experiments.py",
+             "            if a.merge_only:\n                left_over.append(u.key)", "            if False:\n                left_over.append(u.key)", "python"),
+    Mutation("compare: scaling with bandwidth asks for 90% of its gain", "scripts/compare",
+             "if bw > 1.05 and med - 1 >= 0.5 * (bw - 1):", "if bw > 1.05 and med - 1 >= 0.9 * (bw - 1):", "python"),
 ]
 
 
@@ -235,7 +243,8 @@ def tests_fail(kind: str, build_dir: Path) -> tuple[bool, str]:
             return True, failed[0]
         return r.returncode != 0, ("crashed (signal %d)" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode)
     files = ["tests/python/test_cli.py"] if kind == "cli" else ["tests/python/test_plot_content.py", "tests/python/test_plots.py",
-                                                                 "tests/python/test_fetch.py", "tests/python/test_tools.py"]
+                                                                 "tests/python/test_fetch.py", "tests/python/test_tools.py",
+                                                                 "tests/python/test_run_experiments.py"]
     r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", *files], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     failed = [l.split("::")[-1].split()[0] for l in r.stdout.splitlines() if l.startswith("FAILED")]
     return r.returncode != 0, (failed[0] if failed else ("exit %d" % r.returncode))
