@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace parcomp::bench {
@@ -76,23 +77,13 @@ namespace parcomp::bench {
 
 std::string nvtx_range_name(std::string benchmark_name);
 
-// Without a prepare step there is nothing to time apart: no prepare events, and so one wait on the
-// host per iteration (the stop event), not two.
+// The timed loop. Without a prepare step (NoPrepare) there is nothing to time apart: no prepare
+// events, and so one wait on the host per iteration (the stop event), not two.
+struct NoPrepare {};
+
 template <typename Work>
 double GpuTimingContext::run(benchmark::State& state, const std::string& benchmark_name, Work&& work) {
-  const NvtxBenchRange range{nvtx_range_name(benchmark_name)};
-  double total = 0.0;
-  prepare_seconds_ = 0.0;
-  for (auto _ : state) {
-    flusher_.flush(stream_);
-    timer_.start(stream_);
-    work(stream_);
-    timer_.stop(stream_);
-    const double seconds = timer_.seconds();
-    total += seconds;
-    state.SetIterationTime(seconds);
-  }
-  return total;
+  return run(state, benchmark_name, NoPrepare{}, std::forward<Work>(work));
 }
 
 template <typename Prepare, typename Work>
@@ -101,10 +92,12 @@ double GpuTimingContext::run(benchmark::State& state, const std::string& benchma
   double total = 0.0;
   prepare_seconds_ = 0.0;
   for (auto _ : state) {
-    prepare_timer_.start(stream_);
-    prepare(stream_);
-    prepare_timer_.stop(stream_);
-    prepare_seconds_ += prepare_timer_.seconds();
+    if constexpr (!std::is_same_v<std::decay_t<Prepare>, NoPrepare>) {
+      prepare_timer_.start(stream_);
+      prepare(stream_);
+      prepare_timer_.stop(stream_);
+      prepare_seconds_ += prepare_timer_.seconds();
+    }
     flusher_.flush(stream_);
     timer_.start(stream_);
     work(stream_);
