@@ -7,6 +7,9 @@ A GPU call lasts at most 10 minutes, so one experiment's run can take several ca
 bundle on the same machine. The merged file keeps FIRST's context and records every other file's
 context under context.merged_runs; its benchmarks are all of them, a name seen twice kept from the
 first file that has it (with all its repetitions, which share the name) (list the complete run first). Files from different commits, builds or GPUs are refused: they are not one run.
+--any-card accepts several cards of one model, driver and CUDA runtime (a run in parts over several
+lent machines, as scripts/run_experiments.py --parts merges it): context.merged_runs names each
+file's card (UUID) and host, context.parcomp_cards the distinct ones.
 
 A file that a time limit cut off while the benchmark library was writing it (a truncated JSON
 array) is repaired first: its complete benchmark entries are kept, and the repair is noted in
@@ -59,10 +62,11 @@ def load_repaired(path: Path) -> tuple[dict, bool]:
     return head, True
 
 
-def identity(doc: dict, full: bool = True) -> tuple:
-    """(commit, GPU name, build type), and with `full` the dirty flag, architectures and GPU UUID.
-    A cut-off file has only the short context keys that the benchmark library writes first (the
-    parcomp metadata block comes at the end), so it is compared on those."""
+def identity(doc: dict, full: bool = True, any_card: bool = False) -> tuple:
+    """(commit, GPU name, build type), and with `full` the dirty flag, architectures and GPU UUID
+    (with `any_card`, the driver release and CUDA runtime instead of the UUID: another card of the
+    same model). A cut-off file has only the short context keys that the benchmark library writes
+    first (the parcomp metadata block comes at the end), so it is compared on those."""
     c = doc.get("context", {})
     p = c.get("parcomp", {})
     short = (c.get("parcomp_git_sha"), c.get("parcomp_gpu"), c.get("parcomp_build_type"))
@@ -70,10 +74,22 @@ def identity(doc: dict, full: bool = True) -> tuple:
         return short
     device = p.get("device") or {}
     build = p.get("build", {})
-    return short + (build.get("git_dirty"), build.get("cuda_architectures"), device.get("uuid"))
+    card = ((device.get("nvidia_driver_release"), device.get("runtime_version")) if any_card else (device.get("uuid"),))
+    return short + (build.get("git_dirty"), build.get("cuda_architectures")) + card
 
 
-def merge(paths: list[Path], context: Path | None = None) -> dict:
+def card_of(doc: dict) -> dict:
+    """Which card and host a file ran on (its parcomp metadata; empty for a cut-off file)."""
+    p = doc.get("context", {}).get("parcomp", {})
+    device, host = p.get("device") or {}, p.get("host") or {}
+    return {k: v for k, v in (("gpu_uuid", device.get("uuid")), ("host", host.get("hostname") or doc.get("context", {}).get("host_name")))
+            if v}
+
+
+def merge(paths: list[Path], context: Path | None = None, any_card: bool = False) -> dict:
+    """The merged document. `any_card`: the files may come from several cards of the same model,
+    driver and CUDA runtime (a run in parts over several lent machines); each file's card and host
+    are recorded in context.merged_runs and the distinct ones in context.parcomp_cards."""
     docs = [(p, *load_repaired(p)) for p in paths]
     first_path, first, first_repaired = docs[0]
     context_from = None
@@ -91,18 +107,22 @@ def merge(paths: list[Path], context: Path | None = None) -> dict:
         first["context"] = dict(first["context"], parcomp=info)
         context_from = f"{context.name}: parcomp-bench --parcomp_device_info of the same bundle on the same machine ({info.get('date_utc')})"
     merged_runs = []
+    cards: dict[tuple, dict] = {}
     # A name's entries (its repetitions share the name) all come from the first file that has it.
     by_name: dict[str, list[dict]] = {}
     order: list[str] = []
     for path, doc, repaired in docs:
         full = "parcomp" in doc.get("context", {}) and "parcomp" in first.get("context", {})
-        if identity(doc, full) != identity(first, full) or None in identity(doc, False):
-            raise MergeError(f"{path} is from another run than {first_path} (commit, build or GPU differ): "
-                             f"{identity(doc, full)} vs {identity(first, full)}")
+        if identity(doc, full, any_card) != identity(first, full, any_card) or None in identity(doc, False):
+            raise MergeError(f"{path} is from another run than {first_path} (commit, build or GPU differ"
+                             f"{'' if any_card else '; parts from several cards of one model: any_card'}): "
+                             f"{identity(doc, full, any_card)} vs {identity(first, full, any_card)}")
+        if card_of(doc):
+            cards.setdefault((card_of(doc).get("gpu_uuid"), card_of(doc).get("host")), card_of(doc))
         if path is not first_path or repaired:
             merged_runs.append({"file": path.name, "date": doc.get("context", {}).get("date"),
                                 "argv": doc.get("context", {}).get("parcomp", {}).get("argv"),
-                                "benchmarks": len(doc.get("benchmarks", [])),
+                                "benchmarks": len(doc.get("benchmarks", [])), **card_of(doc),
                                 **({"repaired": "cut off by a time limit; the entries written whole are kept"} if repaired else {})})
         mine: dict[str, list[dict]] = {}
         for b in doc.get("benchmarks", []):
@@ -116,6 +136,8 @@ def merge(paths: list[Path], context: Path | None = None) -> dict:
     out["context"]["merged_runs"] = first["context"].get("merged_runs", []) + merged_runs
     if context_from:
         out["context"]["parcomp_context_from"] = context_from
+    if any_card:
+        out["context"]["parcomp_cards"] = list(cards.values())
     out["benchmarks"] = [b for n in order for b in by_name[n]]
     return out
 
@@ -126,9 +148,11 @@ def main(argv=None) -> int:
     ap.add_argument("-o", "--out", type=Path, required=True)
     ap.add_argument("--context", type=Path, help="parcomp-bench --parcomp_device_info output of the run, "
                     "for when every file was cut off")
+    ap.add_argument("--any-card", action="store_true", help="files from several cards of the same model, driver and "
+                    "CUDA runtime (a run in parts over several lent machines): each file's card and host recorded")
     args = ap.parse_args(argv)
     try:
-        doc = merge(args.files, args.context)
+        doc = merge(args.files, args.context, args.any_card)
     except (MergeError, OSError, json.JSONDecodeError) as e:
         print(f"merge_results: {e}", file=sys.stderr)
         return 2

@@ -365,3 +365,31 @@ def test_compare_scaling_verdicts(tmp_path, time_scale, bandwidth_scale, follows
     for cells in rows.values():
         assert cells[6] == follows, cells
         assert f"{1 / time_scale:.2f}x" in cells[3]
+
+
+def test_merge_results_parts_from_several_cards_of_one_model(tmp_path):
+    """A run in parts over several lent machines: another card of the same model, driver and CUDA
+    is refused by default and taken with --any-card, each file's card recorded; another driver is
+    refused either way."""
+    def part(name, rows, uuid, driver="580.159.04"):
+        ctx = {"date": "2026-11-25T21:00:00+00:00", "parcomp_git_sha": "abc123", "parcomp_gpu": "NVIDIA H100 80GB HBM3",
+               "parcomp_build_type": "Release",
+               "parcomp": {"build": {"git_sha": "abc123", "git_dirty": False, "build_type": "Release", "cuda_architectures": "90"},
+                           "device": {"name": "NVIDIA H100 80GB HBM3", "uuid": uuid, "nvidia_driver_release": driver,
+                                      "runtime_version": "13.0"}, "host": {"hostname": "vm"}}}
+        p = tmp_path / name
+        p.write_text(json.dumps({"context": ctx, "benchmarks": [{"name": n, "real_time": 1.0} for n in rows]}))
+        return p
+    a, b = part("a.json", ["x/1"], "GPU-a"), part("b.json", ["y/1"], "GPU-b")
+    out = tmp_path / "m.json"
+    r = run(ROOT / "scripts" / "merge_results.py", a, b, "-o", out)
+    assert r.returncode == 2 and "any_card" in r.stderr, "another card is another run unless asked"
+    r = run(ROOT / "scripts" / "merge_results.py", a, b, "-o", out, "--any-card")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert [x["name"] for x in doc["benchmarks"]] == ["x/1", "y/1"]
+    assert [c["gpu_uuid"] for c in doc["context"]["parcomp_cards"]] == ["GPU-a", "GPU-b"]
+    assert doc["context"]["merged_runs"][0]["gpu_uuid"] == "GPU-b"
+    c = part("c.json", ["z/1"], "GPU-c", driver="575.0")
+    r = run(ROOT / "scripts" / "merge_results.py", a, c, "-o", out, "--any-card")
+    assert r.returncode == 2, "another driver is not the same kind of card"
