@@ -148,9 +148,19 @@ def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, 
     and commit; writes out/<id>.png (out/<stem>.png when an experiment has more than one figure)."""
     import matplotlib.pyplot as plt
 
+    import textwrap
+
     sha = res.parcomp.get("build", {}).get("git_sha", "?")[:10]
-    fig.suptitle(f"{experiment}: {device_label(res, cores)}\n{paper_note} (commit {sha}; median of repetitions)", fontsize=10,
-                 y=1 - 0.05 / fig.get_figheight(), va="top")
+    # Wrapped to the figure's width (at 10 pt, about 13 characters an inch): one long line ran past
+    # both edges of a narrow figure. Names (GPU, CPU, commit) are never split.
+    width = max(40, int(fig.get_figwidth() * 13))
+    gpu = res.gpu_name or "no GPU (CPU baselines only)"
+    lines = [f"{experiment}: {gpu}", f"CPU: {res.cpu_name} ({cores})"]
+    if len(", ".join(lines)) <= width:
+        lines = [", ".join(lines)]
+    lines += textwrap.wrap(paper_note, width) if paper_note else []
+    lines.append(f"commit {sha}; median of repetitions")
+    fig.suptitle("\n".join(lines), fontsize=10, y=1 - 0.05 / fig.get_figheight(), va="top")
     # The title sits at the top edge whatever the figure's height (the default, 2% down, fell into
     # the first panels of a tall figure); tight_layout keeps the panels below it.
     fig.tight_layout()
