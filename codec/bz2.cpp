@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace parcomp::bz2 {
 
@@ -380,8 +381,94 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
 
 // ---- writing a block (compress.c, huffman.c; the lines in common/bz2_encode.hpp) ----------------------
 
+namespace {
+
+// encode_block_bits on up to `threads` threads (ours): generateMTFValues in chunks, each from its
+// list at the chunk's start (the chunks before it moved their bytes to the front, most recent
+// first: mtf_chunk_list, mtf_next_state), a zero run emitted in the chunk where it ends; each
+// round's choices in pieces of groups, each piece counting its own frequencies, summed in order.
+// Sums of counts do not depend on the split, so the bits are encode_block_bits'.
+std::uint64_t encode_block_bits_threads(const std::uint8_t* last, std::uint32_t n, std::uint32_t orig_ptr, std::uint32_t crc,
+                                        EncodeScratch& scratch, std::uint8_t* out, std::size_t capacity, unsigned threads) {
+  constexpr std::size_t kMinChunk = std::size_t{32} << 10;  // smaller chunks cost more than they spread
+  EncodeWork& w = *scratch.work;
+  EncodeTables& t = w.t;
+  const unsigned chunks = static_cast<unsigned>(std::clamp<std::size_t>(n / kMinChunk, 1, std::min<std::size_t>(threads, kMtfChunks)));
+  const auto at = [&](unsigned c) { return std::size_t{n} * c / chunks; };
+  std::vector<std::array<std::uint32_t, 8>> used(chunks);
+  std::vector<std::array<std::uint8_t, 256>> lists(chunks);
+  std::vector<int> counts(chunks);
+  for_each_block(chunks, threads, [&](std::size_t c) {
+    used[c].fill(0);
+    encode_used_bits(last, at(c), at(c + 1), used[c].data());
+  });
+  std::uint32_t bits[8] = {};
+  for (const auto& u : used)
+    for (int k = 0; k < 8; ++k) bits[k] |= u[k];
+  encode_set_used(t, bits);
+  const int n_in_use = t.alpha - 2;
+  for_each_block(chunks, threads, [&](std::size_t c) {
+    counts[c] = mtf_chunk_list(last, t.to_seq, at(c), at(c + 1), lists[c].data());
+  });
+  for (int k = 0; k < n_in_use; ++k) w.chunk_state[0][k] = static_cast<std::uint8_t>(k);
+  for (unsigned c = 1; c < chunks; ++c) mtf_next_state(w.chunk_state[c - 1], n_in_use, lists[c - 1].data(), counts[c - 1], w.chunk_state[c]);
+  std::vector<MtfTail> tails(chunks);
+  for_each_block(chunks, threads, [&](std::size_t c) {
+    std::uint64_t yy[kMtfWords];
+    mtf_list_words(w.chunk_state[c], n_in_use, yy);
+    tails[c] = mtf_chunk_indices(last, t.to_seq, at(c), at(c + 1), yy, w.mtf_index);
+  });
+  std::vector<std::uint64_t> run_in(chunks, 0);
+  for (unsigned c = 1; c < chunks; ++c) run_in[c] = mtf_run_after(run_in[c - 1], at(c) - at(c - 1), tails[c - 1]);
+  scratch.chunk_symbols.resize(std::max<std::size_t>(scratch.chunk_symbols.size(), chunks));
+  scratch.chunk_freq.resize(std::max<std::size_t>(scratch.chunk_freq.size(), chunks));
+  for_each_block(chunks, threads, [&](std::size_t c) {
+    auto& sym = scratch.chunk_symbols[c];
+    auto& freq = scratch.chunk_freq[c];
+    sym.clear();
+    freq.fill(0);
+    mtf_chunk_emit(w.mtf_index, at(c), at(c + 1), run_in[c], c + 1 == chunks, [&](std::uint16_t v) {
+      sym.push_back(v);
+      ++freq[v];
+    });
+  });
+  std::size_t wr = 0;
+  for (unsigned c = 0; c < chunks; ++c) {
+    const auto& sym = scratch.chunk_symbols[c];
+    std::memcpy(w.mtfv + wr, sym.data(), sym.size() * sizeof(std::uint16_t));
+    wr += sym.size();
+    for (int v = 0; v < t.alpha; ++v) t.mtf_freq[v] += scratch.chunk_freq[c][static_cast<std::size_t>(v)];
+  }
+  encode_end_mtf(w.mtfv, wr, t);
+  // The rounds: each piece of groups chooses its tables and counts its symbols; the counts summed.
+  const std::size_t groups = t.n_selectors;
+  const unsigned pieces = static_cast<unsigned>(std::clamp<std::size_t>(groups / 256, 1, threads));
+  scratch.piece_rfreq.resize(std::max<std::size_t>(scratch.piece_rfreq.size(), pieces));
+  for (int iter = 0; iter < kIterations; ++iter) {
+    for (int v = 0; v < t.alpha; ++v) encode_pack_costs(t, v);
+    for_each_block(pieces, threads, [&](std::size_t p) {
+      auto& rf = scratch.piece_rfreq[p];
+      for (int k = 0; k < t.groups; ++k) std::fill_n(rf[static_cast<std::size_t>(k)].begin(), t.alpha, 0);
+      for (std::size_t g = groups * p / pieces; g < groups * (p + 1) / pieces; ++g)
+        encode_choose(w.mtfv, g, t, w.selectors, [&rf](int k, std::uint16_t v) { ++rf[static_cast<std::size_t>(k)][v]; });
+    });
+    for (int k = 0; k < t.groups; ++k) {
+      for (int v = 0; v < t.alpha; ++v) {
+        std::int32_t sum = 0;
+        for (unsigned p = 0; p < pieces; ++p) sum += scratch.piece_rfreq[p][static_cast<std::size_t>(k)][static_cast<std::size_t>(v)];
+        t.rfreq[k][v] = sum;
+      }
+      make_code_lengths(t.rfreq[k], t.alpha, kEncodeMaxLength, t.len[k]);
+    }
+  }
+  for (int k = 0; k < t.groups; ++k) encode_codes(t, k);
+  return encode_write(w.mtfv, w.selectors, t, orig_ptr, crc, out, capacity);
+}
+
+}  // namespace
+
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
-                  EncodeScratch& scratch) {
+                  EncodeScratch& scratch, unsigned threads) {
   const std::size_t n = last.size();
   if (n == 0) throw ContractError("bz2::encode_block: an empty block (bzip2 writes none)");
   if (n > kMaxMtfSymbols - 1) throw ContractError("bz2::encode_block: a block larger than bzip2's 900k");
@@ -389,7 +476,10 @@ void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, st
   // Into the worker's scratch (grown, never zeroed), then the used bytes out: a fresh output sized
   // to the bound was zeroed every block (2 MB at -9) and kept that capacity while in flight.
   if (scratch.bits.size() < encoded_bytes_bound(n)) scratch.bits.resize(encoded_bytes_bound(n));
-  out.bits = encode_block_bits(last.data(), static_cast<std::uint32_t>(n), orig_ptr, crc, *scratch.work, scratch.bits.data(), scratch.bits.size());
+  out.bits = threads > 1 ? encode_block_bits_threads(last.data(), static_cast<std::uint32_t>(n), orig_ptr, crc, scratch, scratch.bits.data(),
+                                                     scratch.bits.size(), threads)
+                         : encode_block_bits(last.data(), static_cast<std::uint32_t>(n), orig_ptr, crc, *scratch.work, scratch.bits.data(),
+                                             scratch.bits.size());
   out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8);
   out.crc = crc;
 }

@@ -90,14 +90,24 @@ struct BlockBits {
 struct EncodeScratch {
   std::unique_ptr<EncodeWork> work;  // not zeroed: every field is written before it is read
   RawBytes bits;                     // the block's bits before they are copied out (encoded_bytes_bound)
+  // encode_block on several threads: each MTF chunk's symbols and frequencies, each piece's round
+  // frequencies.
+  std::vector<std::vector<std::uint16_t>> chunk_symbols;
+  std::vector<std::array<std::int32_t, kMaxAlphabet>> chunk_freq;
+  std::vector<std::array<std::array<std::int32_t, kMaxAlphabet>, kMaxTables>> piece_rfreq;
 };
 
 // The block's bits from its BWT (`last`, the sorted rotations' last bytes of the stage's output,
 // and orig_ptr) and the CRC of its input: bzip2's generateMTFValues and sendMTFValues, step for
 // step (table count, starting tables, four rounds of choosing a table per 50 symbols and rebuilding
 // code lengths with bzip2's Huffman rule, selectors, codes).
+// threads > 1 (ours): the MTF stage in chunks (each chunk's list at its start from the chunks
+// before it, as the GPU's encoder does) and each round's table choices in pieces of groups run on
+// up to that many threads of the process's pool; the same bits as one thread. For a block that
+// has the host's threads to itself (a file of one or a few blocks), where the BWT's sort is one
+// thread's work either way.
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
-                  EncodeScratch& scratch);
+                  EncodeScratch& scratch, unsigned threads = 1);
 
 // A stream written block by block, its bits packed across block boundaries: header() once,
 // add() per block in order, finish() once. Complete bytes are appended to the vector given; the

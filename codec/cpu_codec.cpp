@@ -624,7 +624,7 @@ void decompress_block(Config config, const BlockEntry& entry, std::span<const st
   if (crc32(out) != entry.crc) corrupt(index, "CRC-32 of the decoded block does not match");
 }
 
-void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws) {
+void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads) {
   if (input.empty()) throw ContractError("cpu::bz2_compress_block: empty block");
   Workspace::Buffers& b = ws.buffers();
   RawBytes& rle = b.moved;
@@ -632,7 +632,7 @@ void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out
   bz2::rle1_encode(input, rle);
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());
   const std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b);
-  bz2::encode_block({last, rle.size()}, orig_ptr, bz2::block_crc(input), out, b.bz2_encode);
+  bz2::encode_block({last, rle.size()}, orig_ptr, bz2::block_crc(input), out, b.bz2_encode, threads);
 }
 
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,

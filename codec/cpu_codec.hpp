@@ -56,7 +56,9 @@ void decompress_block(pipeline::Config config, const pipeline::BlockEntry& entry
 
 // .bz2 (codec/bz2.hpp): one block's input, as bz2::cut_block cuts it, into the block's bits: the
 // initial run-length stage, the forward BWT above, bzip2's entropy stages (bz2::encode_block).
-void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws);
+// `threads` > 1: the encoder's MTF stage and table choices on that many threads (bz2::encode_block),
+// for a block that has the host to itself; the sort stays on one.
+void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads = 1);
 // The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (bz2::decode_block).
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
                                       Workspace& ws, const bz2::Where& where, bool input_ends_here = true);

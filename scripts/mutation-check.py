@@ -201,6 +201,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("bz2 writer: a block's bits copied out one byte short", "codec/bz2.cpp",
              "out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8);",
              "out.bytes.assign(scratch.bits.data(), scratch.bits.data() + (out.bits + 7) / 8 - 1);", "cpu"),
+    Mutation("bz2 encoder on threads: a zero run across chunks dropped", "codec/bz2.cpp",
+             "run_in[c] = mtf_run_after(run_in[c - 1], at(c) - at(c - 1), tails[c - 1]);", "run_in[c] = 0;", "cpu"),
     Mutation("run_experiments: rows skipped for a missing dataset kept as results", "scripts/run_experiments.py",
              'return None if m.group(1) in accepted else f"dataset {m.group(1)}"', "return None", "python"),
     Mutation("run_experiments: --split ignored", "scripts/run_experiments.py",

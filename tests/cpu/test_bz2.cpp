@@ -268,6 +268,46 @@ TEST(Bz2, WriterIsByteIdenticalToLibbz2) {
   }
 }
 
+// encode_block on several threads (MTF in chunks, the rounds' choices in pieces) writes one
+// thread's bits: blocks of every size class (one chunk, a few, many; a zero run across chunks; one
+// byte value; all 256), 2 to 16 threads.
+TEST(Bz2, EncodeBlockOnThreadsIsOneThreadsBits) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<std::string, Bytes>> blocks;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{777}, std::size_t{65536}, std::size_t{100003},
+                              std::size_t{333333}, std::size_t{899999}}) {
+    Bytes random(n), skewed(n), zeros(n, 7);
+    for (auto& b : random) b = static_cast<std::uint8_t>(rng());
+    std::geometric_distribution<int> geo(0.3);
+    for (auto& b : skewed) b = static_cast<std::uint8_t>(std::min(geo(rng), 40));
+    blocks.emplace_back("random", std::move(random));
+    blocks.emplace_back("skewed", std::move(skewed));
+    blocks.emplace_back("one value", std::move(zeros));
+  }
+  Bytes runs(600000);  // long equal runs: zero runs that cross the chunks' edges
+  for (std::size_t i = 0; i < runs.size();) {
+    const std::size_t len = 1 + rng() % 90000;
+    const auto v = static_cast<std::uint8_t>(rng() % 5);
+    for (std::size_t k = 0; k < len && i < runs.size(); ++k) runs[i++] = v;
+  }
+  blocks.emplace_back("runs", std::move(runs));
+  bz2::EncodeScratch one, many;
+  for (const auto& [label, last] : blocks) {
+    const auto orig_ptr = static_cast<std::uint32_t>(rng() % last.size());
+    const auto crc = static_cast<std::uint32_t>(rng());
+    bz2::BlockBits want, got;
+    bz2::encode_block(last, orig_ptr, crc, want, one);
+    for (const unsigned threads : {2u, 3u, 16u}) {
+      SCOPED_TRACE(::testing::Message() << label << " n " << last.size() << " threads " << threads);
+      bz2::encode_block(last, orig_ptr, crc, got, many, threads);
+      ASSERT_EQ(got.bits, want.bits);
+      ASSERT_TRUE(got.bytes == want.bytes);
+    }
+  }
+}
+
 TEST(Bz2, BlocksCutAsBzip2sProgramCutsThem) {
   // Level 1 closes a block at 99981 bytes: run-free input fills it with its 99982nd byte. At the
   // input's end the program (BZ_RUN, then BZ_FINISH) has already closed the block, so that byte
@@ -704,10 +744,14 @@ TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
       // order of equal rotations is ours there, and origPtr alone differs from libbz2's.
       const Bytes theirs = libbz2_compress(in, level), reference = reference::bz2_compress(in, level);
       ASSERT_TRUE(reference == theirs || differ_in_orig_ptr_only(reference, theirs)) << label;
-      for (const int threads : {1, 3}) {
+      for (const int threads : {1, 3, 8}) {
         SCOPED_TRACE(::testing::Message() << label << " n " << in.size() << " level " << level << " threads " << threads);
         engine::Stats st;
-        const Bytes ours = engine_compress(in, bz2_options(level, threads), seed, &st);
+        engine::Options o = bz2_options(level, threads);
+        // With its size known, a file of fewer blocks than workers shares them out: each block's
+        // encoder on several threads (8 workers, one or two blocks).
+        if (threads == 8) o.input_bytes = in.size();
+        const Bytes ours = engine_compress(in, o, seed, &st);
         ASSERT_TRUE(ours == reference) << "first difference at byte "
                                        << (std::mismatch(ours.begin(), ours.end(), reference.begin()).first - reference.begin()) << " of "
                                        << ours.size();
