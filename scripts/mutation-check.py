@@ -209,6 +209,9 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if split is None or not re.search(split, e):", "if True:", "python"),
     Mutation("run_experiments: --merge-only runs the parts left", "scripts/run_experiments.py",
              "            if a.merge_only:\n                left_over.append(u.key)", "            if False:\n                left_over.append(u.key)", "python"),
+    Mutation("suite-call: a bundle of another commit taken", "scripts/suite-call.sh",
+             '[[ "$built" == "$sha"* ]] || die', "true || die", "python"),
+    Mutation("suite-call: the parts not returned", "scripts/suite-call.sh", "trap pack EXIT\n", "\n", "python"),
     Mutation("compare: scaling with bandwidth asks for 90% of its gain", "scripts/compare",
              "if bw > 1.05 and med - 1 >= 0.5 * (bw - 1):", "if bw > 1.05 and med - 1 >= 0.9 * (bw - 1):", "python"),
 ]
@@ -246,7 +249,7 @@ def tests_fail(kind: str, build_dir: Path) -> tuple[bool, str]:
         return r.returncode != 0, ("crashed (signal %d)" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode)
     files = ["tests/python/test_cli.py"] if kind == "cli" else ["tests/python/test_plot_content.py", "tests/python/test_plots.py",
                                                                  "tests/python/test_fetch.py", "tests/python/test_tools.py",
-                                                                 "tests/python/test_run_experiments.py"]
+                                                                 "tests/python/test_run_experiments.py", "tests/python/test_suite_call.py"]
     r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", *files], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     failed = [l.split("::")[-1].split()[0] for l in r.stdout.splitlines() if l.startswith("FAILED")]
     return r.returncode != 0, (failed[0] if failed else ("exit %d" % r.returncode))

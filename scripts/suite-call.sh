@@ -46,7 +46,8 @@ done
 die() { echo "suite-call: $*" >&2; exit 2; }
 [[ "$sha" =~ ^[0-9a-f]{7,40}$ ]] || die "--sha must be the pinned commit's hex id"
 t0=$SECONDS
-dest=/tmp/parcomp-suite-$sha
+tmp=${SUITE_TMP:-/tmp}  # where the machine keeps the bundle and the parts between calls
+dest=$tmp/parcomp-suite-$sha
 if [ -n "$bundle" ] && [ -f "$bundle/bench.tar.xz" ]; then
   rm -rf "$dest" && mkdir -p "$dest" && tar xf "$bundle/bench.tar.xz" -C "$dest" || die "could not unpack $bundle/bench.tar.xz"
   if [ -f "$bundle/nvcomp.tar.xz" ]; then tar xf "$bundle/nvcomp.tar.xz" -C "$dest/bundle" || die "could not unpack nvCOMP"; fi
@@ -61,7 +62,7 @@ read -r slug built dirty < <(python3 -c 'import json,sys; d=json.load(sys.stdin)
 [ "$dirty" = False ] || die "the bundle was built from a dirty tree"
 # The parts live on the machine (a later call on the same machine finds them there too) and come
 # back as one archive, $OUT/parts.tar: a call returns few files, and none with '@' in its name.
-parts=/tmp/parcomp-suite-$sha-parts
+parts=$tmp/parcomp-suite-$sha-parts
 mkdir -p "$parts"
 src="$root/results/$slug/suite-$sha/parts.tar.xz"
 # A machine that ran an earlier call of this run has parts at least as new as the committed ones.
@@ -69,7 +70,7 @@ if [ -f "$src" ] && [ -z "$(ls -A "$parts")" ]; then tar xJf "$src" -C "$parts" 
 pack() { tar cf "$out/parts.tar" -C "$parts" . 2>/dev/null; }
 trap pack EXIT
 echo "[$((SECONDS - t0))s] $slug: $(ls "$parts" | grep -c '\.seconds$') parts done in earlier calls" >&2
-export PARCOMP_DATA=${PARCOMP_DATA:-/tmp/parcomp-data}
+export PARCOMP_DATA=${PARCOMP_DATA:-$tmp/parcomp-data}
 for m in ${mirrors[@]+"${mirrors[@]}"}; do
   ids=$(python3 - "$root/datasets/manifest.json" "$m" <<'PY'
 import json, sys

@@ -1,0 +1,104 @@
+"""scripts/suite-call.sh (one device call of a whole-suite run from a pinned bundle) over a stand-in
+bundle: a fake parcomp-bench beside the real run_experiments.py and merge_results.py. What runs
+only on GPU machines otherwise: the bundle's commit and cleanliness checked, the parts kept on the
+machine and returned as one archive, a later call on the same machine without the bundle finding
+it and the parts there, a machine without them refused at once."""
+import json
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "suite-call.sh"
+
+FAKE = r'''#!/usr/bin/env python3
+import json, os, re, sys
+SHA, DIRTY = os.environ["FAKE_SHA"], os.environ.get("FAKE_DIRTY") == "1"
+if "--parcomp_device_info" in sys.argv:
+    print(json.dumps({"device": {"slug": "fake-gpu", "name": "Fake GPU"}, "build": {"git_sha": SHA, "git_dirty": DIRTY}}))
+    sys.exit(0)
+names = ["e.one/x/n=1/real_time", "e.two/y/d1/n=2/real_time", "e.two/y/d2/n=3/real_time"]
+args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
+chosen = [n for n in names if re.search(args.get("--benchmark_filter", "."), n)]
+if args.get("--benchmark_list_tests") == "true":
+    print("\n".join(chosen))
+    sys.exit(0)
+with open(os.environ["FAKE_CALLS"], "a") as f:
+    f.write(args["--benchmark_filter"] + "\n")
+ctx = {"parcomp_git_sha": SHA, "parcomp_gpu": "Fake GPU", "parcomp_build_type": "Release",
+       "parcomp": {"build": {"git_dirty": False, "git_sha": SHA}, "device": {"uuid": "GPU-1", "name": "Fake GPU"}},
+       "date": "now"}
+json.dump({"context": ctx, "benchmarks": [{"name": n, "run_name": n, "real_time": 1.0} for n in chosen]},
+          open(args["--benchmark_out"], "w"))
+'''
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.fixture
+def bundle(tmp_path):
+    """A folder with bench.tar.xz as suite-pack.sh makes it: bundle/ with the fake bench and the runner."""
+    src = tmp_path / "src" / "bundle"
+    src.mkdir(parents=True)
+    (src / "parcomp-bench").write_text(FAKE)
+    (src / "parcomp-bench").chmod(0o755)
+    for script in ("run_experiments.py", "merge_results.py"):
+        (src / script).write_text((ROOT / "scripts" / script).read_text())
+    out = tmp_path / "carried"
+    out.mkdir()
+    with tarfile.open(out / "bench.tar.xz", "w:xz") as t:
+        t.add(src, arcname="bundle")
+    return out
+
+
+def call(tmp_path, machine, *args, sha=SHA[:7], **env):
+    out = tmp_path / f"out-{len(list(tmp_path.glob('out-*')))}"
+    out.mkdir()
+    e = {**os.environ, "OUT": str(out), "SUITE_TMP": str(machine), "FAKE_SHA": SHA, "FAKE_CALLS": str(tmp_path / "calls"),
+         "SUITE_ESTIMATE": "/nonexistent", **env}
+    r = subprocess.run(["bash", str(SCRIPT), "--sha", sha, "--split", "^e\\.two", *map(str, args)],
+                       capture_output=True, text=True, env=e)
+    return r, out
+
+
+def part_names(out: Path) -> set[str]:
+    with tarfile.open(out / "parts.tar") as t:
+        return {Path(n).name for n in t.getnames() if n not in (".", "./")}
+
+
+def test_a_call_runs_the_parts_and_returns_them_as_one_archive(tmp_path, bundle):
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, out = call(tmp_path, machine, "--bundle", bundle)
+    assert r.returncode == 0, r.stderr
+    assert "unpacked the bundle" in r.stderr and "fake-gpu: 0 parts done in earlier calls" in r.stderr
+    assert {"e.one.json", "e.one.seconds", "e.two@d1.json", "e.two@d2.json"} <= part_names(out)
+    assert len(json.loads((out / "bench.json").read_text())["benchmarks"]) == 3
+    assert json.loads((out / "device.json").read_text())["device"]["slug"] == "fake-gpu"
+    # The next call on the same machine, without the bundle: it and the parts are there.
+    r, out = call(tmp_path, machine)
+    assert r.returncode == 0, r.stderr
+    assert "3 parts done in earlier calls" in r.stderr
+    assert (tmp_path / "calls").read_text().split() == ["^e\\.one/", "^e\\.two/[^/]+/d1/", "^e\\.two/[^/]+/d2/"], \
+        "nothing ran twice"
+    assert "e.one.json" in part_names(out)
+
+
+def test_a_machine_without_the_bundle_stops_at_once(tmp_path):
+    machine = tmp_path / "fresh"
+    machine.mkdir()
+    r, out = call(tmp_path, machine)
+    assert r.returncode == 2 and "no bundle" in r.stderr and "carry --bundle" in r.stderr
+
+
+@pytest.mark.parametrize("env, message", [({"FAKE_SHA": "fedcba9876543210fedcba9876543210fedcba98"}, "was built from"),
+                                          ({"FAKE_DIRTY": "1"}, "dirty tree")])
+def test_a_bundle_of_another_commit_or_a_dirty_tree_is_refused(tmp_path, bundle, env, message):
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, _ = call(tmp_path, machine, "--bundle", bundle, **env)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert not (tmp_path / "calls").exists(), "no benchmark ran"
