@@ -5,6 +5,7 @@
 #include "codec/common/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -462,7 +463,42 @@ std::uint64_t encode_block_bits_threads(const std::uint8_t* last, std::uint32_t 
     }
   }
   for (int k = 0; k < t.groups; ++k) encode_codes(t, k);
-  return encode_write(w.mtfv, w.selectors, t, orig_ptr, crc, out, capacity);
+  // The bits: the head on this thread, then each piece of groups from its first bit (the prefix sum
+  // of the groups' lengths) into zeroed words, ORed atomically (two pieces share a word at their
+  // edge), as the GPU's writer does.
+  BitSink head(out, capacity);
+  encode_write_head(w.selectors, t, orig_ptr, crc, head);
+  const std::uint64_t head_bits = head.finish();
+  std::vector<std::uint64_t> piece_bits(pieces + 1, 0);
+  std::vector<std::uint32_t>& group_bits = scratch.group_bits;
+  group_bits.resize(groups);
+  for_each_block(pieces, threads, [&](std::size_t p) {
+    std::uint64_t bits = 0;
+    for (std::size_t g = groups * p / pieces; g < groups * (p + 1) / pieces; ++g) {
+      std::uint32_t b = 0;
+      encode_group_codes(w.mtfv, w.selectors, t, g, [&b](std::uint32_t, int length) { b += static_cast<std::uint32_t>(length); });
+      group_bits[g] = b;
+      bits += b;
+    }
+    piece_bits[p + 1] = bits;
+  });
+  for (unsigned p = 0; p < pieces; ++p) piece_bits[p + 1] += piece_bits[p];
+  const std::uint64_t total = head_bits + piece_bits[pieces];
+  if ((total + 7) / 8 > capacity) throw ContractError("bz2::encode_block: the output bound is too small");
+  std::vector<std::uint32_t>& words = scratch.words;
+  words.assign((total + 31) / 32, 0);
+  std::memcpy(words.data(), out, (head_bits + 7) / 8);
+  for_each_block(pieces, threads, [&](std::size_t p) {
+    std::uint64_t at = head_bits + piece_bits[p];
+    for (std::size_t g = groups * p / pieces; g < groups * (p + 1) / pieces; ++g) {
+      encode_group_words(w.mtfv, w.selectors, t, g, at, [&words](std::uint64_t i, std::uint32_t v) {
+        std::atomic_ref<std::uint32_t>(words[i]).fetch_or(v, std::memory_order_relaxed);
+      });
+      at += group_bits[g];
+    }
+  });
+  std::memcpy(out, words.data(), (total + 7) / 8);
+  return total;
 }
 
 }  // namespace

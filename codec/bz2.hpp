@@ -95,6 +95,8 @@ struct EncodeScratch {
   std::vector<std::vector<std::uint16_t>> chunk_symbols;
   std::vector<std::array<std::int32_t, kMaxAlphabet>> chunk_freq;
   std::vector<std::array<std::array<std::int32_t, kMaxAlphabet>, kMaxTables>> piece_rfreq;
+  std::vector<std::uint32_t> words;       // the bits as words, written by the pieces at once
+  std::vector<std::uint32_t> group_bits;  // each group's bits, for where the next one starts
 };
 
 // The block's bits from its BWT (`last`, the sorted rotations' last bytes of the stage's output,
@@ -102,8 +104,9 @@ struct EncodeScratch {
 // step (table count, starting tables, four rounds of choosing a table per 50 symbols and rebuilding
 // code lengths with bzip2's Huffman rule, selectors, codes).
 // threads > 1 (ours): the MTF stage in chunks (each chunk's list at its start from the chunks
-// before it, as the GPU's encoder does) and each round's table choices in pieces of groups run on
-// up to that many threads of the process's pool; the same bits as one thread. For a block that
+// before it, as the GPU's encoder does), each round's table choices and the bits' writing in
+// pieces of groups run on up to that many threads of the process's pool; the same bits as one
+// thread. For a block that
 // has the host's threads to itself (a file of one or a few blocks), where the BWT's sort is one
 // thread's work either way.
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
