@@ -137,11 +137,6 @@ def driver_release(device: dict) -> str:
     return release if release[:1].isdigit() else "?"
 
 
-def device_label(res: Results, cores: str = "1 core") -> str:
-    gpu = res.gpu_name or "no GPU (CPU baselines only)"
-    return f"{gpu}; CPU: {res.cpu_name} ({cores})"
-
-
 def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, stem: str | None = None,
                 cores: str = "1 core") -> Path:
     """Titles a figure with the experiment, GPU, CPU (and the cores its baselines used), paper note

@@ -380,6 +380,17 @@ def main(argv=None) -> int:
     for u in steps:
         by_experiment[u.experiment] = by_experiment.get(u.experiment, 0.0) + seconds.get(u.key, 0.0)
     doc["context"]["experiment_seconds"] = {e: round(s, 3) for e, s in by_experiment.items()}
+    # Rows taken out of their parts for good (scripts/suite-call.sh --drop), with the reason.
+    dropped = {}
+    if a.parts is not None:
+        for u in steps:
+            f = a.parts / f"{u.key}.dropped"
+            if f.exists():
+                dropped.update(json.loads(f.read_text()))
+    if dropped:
+        doc["context"]["parcomp_dropped"] = dropped
+        print(f"run_experiments: {len(dropped)} rows dropped from the run (context.parcomp_dropped): "
+              + "; ".join(f"{n} ({w})" for n, w in dropped.items()), file=sys.stderr)
     if any(u.key != u.experiment for u in steps):
         doc["context"]["unit_seconds"] = {u.key: round(seconds.get(u.key, 0.0), 3) for u in steps}
     # In parts, the run's seconds are its experiments' (the calls' gaps and set-up not counted).

@@ -4,7 +4,7 @@
 # go through the bundle's run_experiments.py --parts (as gpu-check.sh --parts), each experiment (each dataset of the long ones) its own part.
 #
 #   scripts/suite-call.sh --sha SHA [--bundle DIR] [--mirror DIR ...] [--deadline SECONDS]
-#                         [--filter REGEX] [--split REGEX]
+#                         [--filter REGEX] [--split REGEX] [--hold REGEX] [--drop REGEX --why TEXT]
 #
 # --sha     the pinned commit (10+ hex digits); the bundle must have been built from it, clean.
 # --bundle  a folder with bench.tar.xz (the bundle without its test binaries) and, optionally,
@@ -21,7 +21,14 @@
 # $OUT/bench.json is the merged run. --deadline (default 500) counts from the benchmarks'
 # start: no part starts that its estimate says would end later (the parts' seconds measured so
 # far on any GPU, else results/suite-SHA.estimate.json; $SUITE_ESTIMATE names another file), and
-# one running at the deadline is stopped and runs again.
+# one running at the deadline is stopped and runs again; its seconds so far are kept in the parts
+# as KEY.stopped, and a later call's estimate for it is at least 1.5 times that plus 30 s.
+# --hold    rows (benchmark names) that this call leaves for a later one, though their part runs: for
+#           a part longer than one call (tool.e2e@linux-2.6.11.1.tar.x25), run in pieces. The part is
+#           marked as started with the held rows still to do, through the runner's own KEY.todo.
+# --drop    rows no call can run (one longer than a call: pbzip2 -d of the 5.2 GB file, one thread):
+#           taken out of their parts for good, with --why's reason in the parts as KEY.dropped; the
+#           merge (run_experiments.py --merge-only) lists them in context.parcomp_dropped.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:?suite-call: OUT must name the folder whose files come back}
@@ -31,6 +38,9 @@ mirrors=()
 deadline=500
 filter="."
 split='^(codecs\.landscape|bz2\.|tool\.e2e|thesis\.table4_[12]|parle\.)'
+hold=""
+drop=""
+why=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sha) sha="$2"; shift 2 ;;
@@ -39,12 +49,16 @@ while [ $# -gt 0 ]; do
     --deadline) deadline="$2"; shift 2 ;;
     --filter) filter="$2"; shift 2 ;;
     --split) split="$2"; shift 2 ;;
+    --hold) hold="$2"; shift 2 ;;
+    --drop) drop="$2"; shift 2 ;;
+    --why) why="$2"; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "suite-call: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 die() { echo "suite-call: $*" >&2; exit 2; }
 [[ "$sha" =~ ^[0-9a-f]{7,40}$ ]] || die "--sha must be the pinned commit's hex id"
+[ -z "$drop" ] || [ -n "$why" ] || die "--drop needs --why: the reason the merged run records"
 t0=$SECONDS
 tmp=${SUITE_TMP:-/tmp}  # where the machine keeps the bundle and the parts between calls
 dest=$tmp/parcomp-suite-$sha
@@ -67,8 +81,25 @@ mkdir -p "$parts"
 src="$root/results/$slug/suite-$sha/parts.tar.xz"
 # A machine that ran an earlier call of this run has parts at least as new as the committed ones.
 if [ -f "$src" ] && [ -z "$(ls -A "$parts")" ]; then tar xJf "$src" -C "$parts" || die "could not unpack $src"; fi
-pack() { tar cf "$out/parts.tar" -C "$parts" . 2>/dev/null; }
+# Rows held back by --hold go back into their parts' KEY.todo before the parts are packed, however
+# the call ends.
+held=$parts/.held.json
+restore() {
+  [ -f "$held" ] || return 0
+  python3 - "$parts" "$held" <<'PY'
+import json, sys
+from pathlib import Path
+parts, held = Path(sys.argv[1]), json.load(open(sys.argv[2]))
+for key, names in held.items():
+    todo = parts / f"{key}.todo"
+    now = todo.read_text().split() if todo.exists() else []
+    todo.write_text("\n".join(now + [n for n in names if n not in now]) + "\n")
+PY
+  rm -f "$held"
+}
+pack() { restore; tar cf "$out/parts.tar" -C "$parts" . 2>/dev/null; }
 trap pack EXIT
+restore  # a call that died before it could put its held rows back
 echo "[$((SECONDS - t0))s] $slug: $(ls "$parts" | grep -c '\.seconds$') parts done in earlier calls" >&2
 export PARCOMP_DATA=${PARCOMP_DATA:-$tmp/parcomp-data}
 for m in ${mirrors[@]+"${mirrors[@]}"}; do
@@ -99,22 +130,79 @@ if os.path.exists(rough):
     ctx["unit_seconds"].update(c.get("unit_seconds", {}))
     ctx["experiment_seconds"].update(c.get("experiment_seconds", {}))
 import tarfile
+done = set()
 def measured(names, read):
     for n in names:
         if n.endswith(".seconds") and n[: -len(".seconds")] + ".todo" not in names:
-            ctx["unit_seconds"][os.path.basename(n)[: -len(".seconds")]] = float(read(n))
+            key = os.path.basename(n)[: -len(".seconds")]
+            ctx["unit_seconds"][key] = float(read(n))
+            done.add(key)
+    for n in names:  # stopped at a deadline, not yet finished anywhere: at least that long
+        key = os.path.basename(n)[: -len(".stopped")]
+        if n.endswith(".stopped") and key not in done:
+            ctx["unit_seconds"][key] = max(ctx["unit_seconds"].get(key, 0.0), 1.5 * float(read(n)) + 30)
 for archive in sorted(glob.glob(os.path.join(root, "results", "*", f"suite-{sha}", "parts.tar.xz"))):
     with tarfile.open(archive) as t:
         measured(set(t.getnames()), lambda n: t.extractfile(n).read())
 measured({os.path.join(parts, n) for n in os.listdir(parts)}, lambda n: open(n).read())
 print(json.dumps({"context": ctx, "benchmarks": []}))
 PY
+if [ -n "$hold$drop" ]; then
+  python3 - "$dest/bundle" "$bench" "$parts" "$held" "$filter" "$split" "$hold" "$drop" "$why" <<'PY' || die "--hold/--drop: could not plan the rows"
+import json, re, sys
+from pathlib import Path
+bundle, bench, parts, held_file, regex, split, hold, drop, why = sys.argv[1:10]
+sys.path.insert(0, bundle)
+import run_experiments as rx  # the bundle's own runner: its units, its part files
+parts = Path(parts)
+held = {}
+for u in rx.plan(bench, regex, [], split):
+    state = rx.PartState(parts, u.key)
+    todo = state.todo(u)
+    gone = [n for n in todo if drop and re.search(drop, n)]
+    mine = [n for n in todo if hold and re.search(hold, n) and n not in gone]
+    if not mine and not gone:
+        continue
+    if not state.started():
+        state.seconds_file.write_text("0.000\n")
+    state.todo_file.write_text("".join(n + "\n" for n in todo if n not in mine and n not in gone))
+    if gone:
+        f = parts / f"{u.key}.dropped"
+        old = json.loads(f.read_text()) if f.exists() else {}
+        f.write_text(json.dumps({**old, **{n: why for n in gone}}, indent=1) + "\n")
+        print(f"suite-call: {u.key}: {len(gone)} of {len(u.names)} rows dropped ({why})", file=sys.stderr)
+    if mine:
+        held[u.key] = mine
+        print(f"suite-call: {u.key}: {len(mine)} of {len(u.names)} rows held for a later call", file=sys.stderr)
+json.dump(held, open(held_file, "w"))
+PY
+fi
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"
 # The pinned bundle's own runner (run_experiments.py beside its parcomp-bench).
 python3 "$dest/bundle/run_experiments.py" "$bench" --out "$out/bench.json" --filter "$filter" --parts "$parts" \
   --deadline "$deadline" --split "$split" --accept-missing enwik8 ${estimate[@]+"${estimate[@]}"} 2>&1 | tee "$out/run.log" >&2
 rc=${PIPESTATUS[0]}
-rc=$?
+# A part stopped at the deadline took at least that long: KEY.stopped keeps the longest such time.
+python3 - "$out/run.log" "$parts" <<'PY'
+import re, sys
+from pathlib import Path
+parts = Path(sys.argv[2])
+unit = {"s": 1, "min": 60, "h": 3600}
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r"^\[\d+/\d+\] (\S+): stopped at the deadline after (.+?); it runs again", line)
+    if not m:
+        continue
+    seconds = sum(int(v) * unit[u] for v, u in re.findall(r"(\d+) (s|min|h)\b", m.group(2)))
+    f = parts / f"{m.group(1)}.stopped"
+    old = float(f.read_text()) if f.exists() else 0.0
+    f.write_text(f"{max(old, seconds):.0f}\n")
+PY
+if [ -s "$held" ] && [ "$(cat "$held")" != "{}" ]; then
+  # The runner took the held rows' parts for done and may have merged a run without them.
+  rm -f "$out/bench.json"
+  [ "$rc" -ne 0 ] || rc=3
+  echo "suite-call: rows held by --hold are left for a later call (no merged run yet)" >&2
+fi
 echo "[$((SECONDS - t0))s] run_experiments exit $rc (3: parts left for a later call)" >&2
 exit $rc

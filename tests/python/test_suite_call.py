@@ -28,6 +28,9 @@ if args.get("--benchmark_list_tests") == "true":
     sys.exit(0)
 with open(os.environ["FAKE_CALLS"], "a") as f:
     f.write(args["--benchmark_filter"] + "\n")
+if os.environ.get("FAKE_SLEEP") and "e.one" in chosen[0]:
+    import time
+    time.sleep(float(os.environ["FAKE_SLEEP"]))
 ctx = {"parcomp_git_sha": SHA, "parcomp_gpu": "Fake GPU", "parcomp_build_type": "Release",
        "parcomp": {"build": {"git_dirty": False, "git_sha": SHA}, "device": {"uuid": "GPU-1", "name": "Fake GPU"}},
        "date": "now"}
@@ -102,3 +105,61 @@ def test_a_bundle_of_another_commit_or_a_dirty_tree_is_refused(tmp_path, bundle,
     r, _ = call(tmp_path, machine, "--bundle", bundle, **env)
     assert r.returncode == 2 and message in r.stderr, r.stderr
     assert not (tmp_path / "calls").exists(), "no benchmark ran"
+
+
+def test_held_rows_run_in_a_later_call_and_the_part_is_not_done_before(tmp_path, bundle):
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, out = call(tmp_path, machine, "--bundle", bundle, "--hold", "d2|e\\.one")
+    assert r.returncode == 3, r.stderr
+    assert "e.one: 1 of 1 rows held" in r.stderr and "e.two@d2: 1 of 1 rows held" in r.stderr
+    assert (tmp_path / "calls").read_text().split() == ["^e\\.two/[^/]+/d1/"]
+    assert not (out / "bench.json").exists(), "no merged run while rows are held"
+    with tarfile.open(out / "parts.tar") as t:
+        todo = t.extractfile("./e.two@d2.todo").read().decode().split()
+        names = {Path(n).name for n in t.getnames()}
+    assert todo == ["e.two/y/d2/n=3/real_time"] and ".held.json" not in names
+    r, out = call(tmp_path, machine)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "calls").read_text().split()[1:] == ["^e\\.one/", "^e\\.two/[^/]+/d2/"]
+    assert len(json.loads((out / "bench.json").read_text())["benchmarks"]) == 3
+
+
+def test_a_part_stopped_at_the_deadline_is_estimated_longer_next_time(tmp_path, bundle):
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, out = call(tmp_path, machine, "--bundle", bundle, "--deadline", "2", FAKE_SLEEP="30", SUITE_ESTIMATE="")
+    assert r.returncode == 3, r.stderr
+    assert "e.one: stopped at the deadline after 2 s" in r.stderr
+    with tarfile.open(out / "parts.tar") as t:
+        assert float(t.extractfile("./e.one.stopped").read()) == 2
+    r, out = call(tmp_path, machine, "--deadline", "20", SUITE_ESTIMATE="")
+    assert json.loads((out / "estimate.json").read_text())["context"]["unit_seconds"]["e.one"] == 33
+    assert "e.one: left for a later call" in r.stderr and "about 33 s" in r.stderr, r.stderr
+
+
+def test_dropped_rows_never_run_and_the_merge_says_why(tmp_path, bundle):
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, _ = call(tmp_path, machine, "--bundle", bundle, "--drop", "d2")
+    assert r.returncode == 2 and "--drop needs --why" in r.stderr
+    r, out = call(tmp_path, machine, "--bundle", bundle, "--drop", "d2", "--why", "longer than a call")
+    assert r.returncode == 0, r.stderr
+    assert "e.two@d2: 1 of 1 rows dropped (longer than a call)" in r.stderr
+    assert "d2" not in (tmp_path / "calls").read_text()
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    with tarfile.open(out / "parts.tar") as t:
+        t.extractall(parts)
+    assert json.loads((parts / "e.two@d2.dropped").read_text()) == {"e.two/y/d2/n=3/real_time": "longer than a call"}
+    r, _ = call(tmp_path, machine)  # a later call without --drop: the row stays out
+    assert r.returncode == 0 and "d2" not in (tmp_path / "calls").read_text()
+    bench = machine / f"parcomp-suite-{SHA[:7]}" / "bundle" / "parcomp-bench"
+    merged = tmp_path / "merged.json"
+    m = subprocess.run(["python3", str(ROOT / "scripts" / "run_experiments.py"), str(bench), "--parts", str(parts), "--merge-only",
+                        "--split", "^e\\.two", "--out", str(merged)], capture_output=True, text=True,
+                       env={**os.environ, "FAKE_SHA": SHA, "FAKE_CALLS": str(tmp_path / "calls")})
+    assert m.returncode == 0, m.stderr
+    doc = json.loads(merged.read_text())
+    assert doc["context"]["parcomp_dropped"] == {"e.two/y/d2/n=3/real_time": "longer than a call"}
+    assert len(doc["benchmarks"]) == 2
