@@ -86,6 +86,12 @@ inline std::uint64_t load8(const std::uint8_t* p) {
   std::memcpy(&v, p, 8);
   return v;
 }
+// True when no run of four equal bytes starts at p[0 .. 7] (p[j .. j + 3] equal for no j; reads
+// p[0 .. 10]): the eight-byte step of the initial run-length stage's encoder, decoder and cut.
+inline bool no_run_of_four_starts_in_eight(const std::uint8_t* p) {
+  const std::uint64_t w0 = load8(p), w1 = load8(p + 1), w2 = load8(p + 2), w3 = load8(p + 3);
+  return (zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) == 0;
+}
 }  // namespace
 
 std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level, bool final) {
@@ -242,8 +248,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
     std::uint64_t sum = 0;
     while (r < b) {
       while (r + 11 <= b) {
-        const std::uint64_t w0 = load8(p + r), w1 = load8(p + r + 1), w2 = load8(p + r + 2), w3 = load8(p + r + 3);
-        if ((zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) != 0) break;
+        if (!no_run_of_four_starts_in_eight(p + r)) break;
         sum += 8;
         r += 8;
       }
@@ -303,9 +308,8 @@ std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out) {
     // i .. i + 7): every run that starts there is shorter than four and goes out as it is, and the
     // run at i + 8, if one reaches it from before, is as short (so i + 8 may be taken as a start).
     while (i + 11 <= n) {
-      const std::uint64_t w0 = load8(p + i), w1 = load8(p + i + 1), w2 = load8(p + i + 2), w3 = load8(p + i + 3);
-      if ((zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) != 0) break;
-      std::memcpy(o, &w0, 8);
+      if (!no_run_of_four_starts_in_eight(p + i)) break;
+      std::memcpy(o, p + i, 8);
       o += 8;
       i += 8;
     }
@@ -350,10 +354,9 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
     // and p + 8 may be taken as a start (a run that reaches it from before stays shorter than four
     // either way), as in rle1_encode.
     while (stop - p >= 11) {
-      const std::uint64_t w0 = load8(p), w1 = load8(p + 1), w2 = load8(p + 2), w3 = load8(p + 3);
-      if ((zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) != 0) break;
+      if (!no_run_of_four_starts_in_eight(p)) break;
       room(8);
-      std::memcpy(o, &w0, 8);
+      std::memcpy(o, p, 8);
       o += 8;
       p += 8;
     }
