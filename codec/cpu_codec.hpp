@@ -2,11 +2,12 @@
 // bit-identical to the GPU and to the serial oracle (reference/pipeline.hpp) block for block.
 //
 // Per block (one thread each, the workspace reused from block to block):
-//   forward BWT   libdivsufsort over the block rotated to its least rotation: for a primitive
+//   forward BWT   a suffix sort over the block rotated to its least rotation: for a primitive
 //                 block that rotation is a Lyndon word, whose rotations sort as its suffixes do,
 //                 so one suffix sort of n bytes replaces the oracle's sort of the doubled block
 //                 (2n); periodic blocks (equal rotations) take the oracle's way, so equal rotations
-//                 are ordered as the oracle and the GPU order them;
+//                 are ordered as the oracle and the GPU order them; the sort is libdivsufsort's,
+//                 or for a .bz2 block with threads to itself parallel_suffix_sort below;
 //   MTF           search and shift in one pass (bzip2's);
 //   zero runs, multi-table code (fast), one table (paper): as the oracles, in preallocated buffers;
 //                 the tables' group costs packed four 16-bit lanes to a 64-bit word;
@@ -54,10 +55,21 @@ void compress_block(pipeline::Config config, std::span<const std::uint8_t> block
 void decompress_block(pipeline::Config config, const pipeline::BlockEntry& entry, std::span<const std::uint8_t> payload,
                       std::size_t index, std::span<std::uint8_t> out, Workspace& ws);
 
+// The suffix array of `text` on `threads` threads (for_each_block's pool): buckets by the first two
+// bytes, each bucket sorted by the next eight and, where those tie, by the rest compared, the
+// buckets spread over the threads. The suffix array is unique, so it is libdivsufsort's. False,
+// leaving sa undefined, where it does not pay: fewer than two threads, a bucket of a quarter of the
+// text, or suffixes sharing such long prefixes that the comparisons pass a budget (8 eight-byte
+// steps per byte of text): repetitive blocks, which libdivsufsort sorts faster on one thread.
+// (Larsson and Sadakane's doubling on the tied groups, tried instead of the comparisons, was 2-3
+// times slower on text.)
+bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, unsigned threads);
+
 // .bz2 (codec/bz2.hpp): one block's input, as bz2::cut_block cuts it, into the block's bits: the
 // initial run-length stage, the forward BWT above, bzip2's entropy stages (bz2::encode_block).
-// `threads` > 1: the encoder's MTF stage and table choices on that many threads (bz2::encode_block),
-// for a block that has the host to itself; the sort stays on one.
+// `threads` > 1: the sort on that many threads (parallel_suffix_sort, libdivsufsort where it
+// declines), and from 4 threads on the encoder's MTF stage and table choices too
+// (bz2::encode_block), for a block that has several of the host's threads to itself.
 void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads = 1);
 // The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (bz2::decode_block).
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,

@@ -6,6 +6,8 @@
 #include "datasets/synthetic.hpp"
 #include "reference/pipeline.hpp"
 
+#include <divsufsort.h>
+
 #include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
 
@@ -71,3 +73,98 @@ TEST(CpuCodec, DamageIsAnErrorNeverWrongOutput) {
 }
 
 }  // namespace
+
+// ---- the suffix sort of one block on several threads (cpu::parallel_suffix_sort) -----------------
+
+std::vector<std::int32_t> divsufsort_of(const Bytes& t) {
+  std::vector<std::int32_t> sa(t.size());
+  EXPECT_EQ(divsufsort(t.data(), sa.data(), static_cast<saidx_t>(t.size())), 0);
+  return sa;
+}
+
+TEST(CpuCodec, ParallelSuffixSortIsLibdivsufsorts) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<std::string, Bytes>> texts;
+  for (const std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{11}, std::size_t{257}, std::size_t{65537},
+                              std::size_t{300007}, std::size_t{900001}}) {
+    Bytes random(n), three(n), zeros_and_ones(n);
+    for (auto& b : random) b = static_cast<std::uint8_t>(rng());
+    for (auto& b : three) b = static_cast<std::uint8_t>('a' + rng() % 3);  // shared prefixes past 10 bytes, 9 buckets
+    for (auto& b : zeros_and_ones) b = static_cast<std::uint8_t>(rng() % 16 == 0 ? 0 : 1 + rng() % 7);  // zeros: the pad's value
+    texts.emplace_back("random", std::move(random));
+    texts.emplace_back("a/b/c", std::move(three));
+    texts.emplace_back("zeros", std::move(zeros_and_ones));
+    texts.emplace_back("text", word_text(n, seed + n));  // nine words: repetitive, may be declined
+    Bytes prose;  // words of a 3000-word vocabulary, as prose has them
+    std::vector<std::string> vocabulary(3000);
+    for (auto& w : vocabulary)
+      for (std::size_t k = 0, len = 2 + rng() % 8; k < len; ++k) w += static_cast<char>('a' + rng() % 26);
+    while (prose.size() < n) {
+      const std::string& w = vocabulary[rng() % vocabulary.size()];
+      prose.insert(prose.end(), w.begin(), w.end());
+      prose.push_back(rng() % 12 == 0 ? '\n' : ' ');
+    }
+    prose.resize(n);
+    texts.emplace_back("prose", std::move(prose));
+  }
+  Bytes distinct(65536);  // every two-byte bucket holds one suffix
+  for (std::size_t i = 0; i < distinct.size(); ++i) distinct[i] = static_cast<std::uint8_t>(i >> 8 ^ i * 7);
+  texts.emplace_back("distinct", std::move(distinct));
+  texts.emplace_back("ends in zeros", Bytes{'b', 'a', 0, 0, 'a', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  int sorted = 0;
+  for (const auto& [label, t] : texts) {
+    const auto want = divsufsort_of(t);
+    for (const unsigned threads : {2u, 3u, 8u}) {
+      SCOPED_TRACE(::testing::Message() << label << " n " << t.size() << " threads " << threads);
+      std::vector<std::int32_t> sa(t.size(), -1);
+      if (!cpu::parallel_suffix_sort(t, sa.data(), threads)) {  // declined: the caller sorts
+        if (t.size() >= 257 && label != "text") ADD_FAILURE() << "declined";
+        continue;
+      }
+      ++sorted;
+      ASSERT_TRUE(sa == want) << "the suffix array differs from libdivsufsort's";
+    }
+  }
+  EXPECT_GE(sorted, 3 * 17);  // at least the 17 of 257 bytes or more that are not the nine-word text
+}
+
+TEST(CpuCodec, ParallelSuffixSortDeclinesWhatItCannotShareOrWouldTakeLong) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> sa(400000);
+  EXPECT_FALSE(cpu::parallel_suffix_sort(Bytes(1000, 'a'), sa.data(), 4)) << "one bucket";
+  EXPECT_FALSE(cpu::parallel_suffix_sort(word_text(1000, seed), sa.data(), 1)) << "one thread";
+  Bytes unit(2000);  // 200 copies of 2000 random bytes: even buckets, suffixes sharing up to 398,000 bytes
+  for (auto& b : unit) b = static_cast<std::uint8_t>(rng());
+  Bytes repeated;
+  for (int k = 0; k < 200; ++k) repeated.insert(repeated.end(), unit.begin(), unit.end());
+  EXPECT_FALSE(cpu::parallel_suffix_sort(repeated, sa.data(), 4)) << "past the comparison budget";
+}
+
+// A .bz2 block on threads: the same bits as on one (the parallel sort, and from four threads the
+// encoder's pieces), on text, random data, a repetitive block (the sort declines) and one value.
+TEST(CpuCodec, Bz2BlockOnThreadsIsOneThreadsBits) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  Bytes repeated;
+  const Bytes unit = datasets::bytes_with_entropy(3001, 8.0, seed);
+  for (int k = 0; k < 250; ++k) repeated.insert(repeated.end(), unit.begin(), unit.end());
+  const std::vector<std::pair<std::string, Bytes>> blocks = {
+      {"text", word_text(850001, seed)}, {"random", datasets::bytes_with_entropy(700001, 8.0, seed + 1)},
+      {"low entropy", datasets::bytes_with_entropy(500003, 0.7, seed + 2)}, {"repeated", repeated},
+      {"one value", Bytes(4000, 'q')}, {"two bytes", {'b', 'a'}}};
+  cpu::Workspace one, many;
+  for (const auto& [label, in] : blocks) {
+    bz2::BlockBits want, got;
+    cpu::bz2_compress_block(in, want, one, 1);
+    for (const unsigned threads : {2u, 3u, 4u, 9u}) {
+      SCOPED_TRACE(::testing::Message() << label << " threads " << threads);
+      cpu::bz2_compress_block(in, got, many, threads);
+      ASSERT_EQ(got.bits, want.bits);
+      ASSERT_TRUE(got.bytes == want.bytes) << "the block's bits differ from one thread's";
+      ASSERT_EQ(got.crc, want.crc);
+    }
+  }
+}
