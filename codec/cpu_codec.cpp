@@ -129,24 +129,68 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
   // Buckets by the first two bytes (a zero after the last byte: the one-byte suffix x shares the
   // bucket of the suffixes "x\0...", and the comparison below puts it first, as the shorter).
   auto b2 = [&](std::size_t i) { return static_cast<std::uint32_t>(t[i]) << 8 | (i + 1 < n ? t[i + 1] : 0u); };
-  std::vector<std::uint32_t> start(65537, 0);
-  for (std::size_t i = 0; i < n; ++i) ++start[b2(i) + 1];
-  std::uint32_t largest = 0;
-  for (std::size_t k = 0; k < 65536; ++k) {
-    largest = std::max(largest, start[k + 1]);
-    start[k + 1] += start[k];
+  // Counted and scattered on the threads too (a slice of the text each, a row of counts each):
+  // on one thread these passes took about 3 ms of a 900 kB block, what 16 threads sort it in.
+  const unsigned parts = static_cast<unsigned>(std::clamp<std::size_t>(n >> 16, 1, threads));
+  constexpr std::size_t kBuckets = 65536;
+  std::unique_ptr<std::uint32_t[]> counts(new std::uint32_t[parts * kBuckets]);  // then each slice's next row
+  auto slice = [&](unsigned k) { return std::pair{n * k / parts, n * (k + 1) / parts}; };
+  for_each_block(parts, parts, [&](std::size_t k) {
+    std::uint32_t* c = counts.get() + k * kBuckets;
+    std::fill(c, c + kBuckets, 0u);
+    const auto [i0, i1] = slice(static_cast<unsigned>(k));
+    for (std::size_t i = i0; i < i1; ++i) ++c[b2(i)];
+  });
+  std::vector<std::uint32_t> start(kBuckets + 1, 0);
+  std::vector<std::uint64_t> range_sum(parts + 1, 0);
+  std::vector<std::uint32_t> range_largest(parts, 0);
+  auto range = [&](std::size_t r) { return std::pair{kBuckets * r / parts, kBuckets * (r + 1) / parts}; };
+  for_each_block(parts, parts, [&](std::size_t r) {
+    const auto [k0, k1] = range(r);
+    std::uint64_t sum = 0;
+    for (std::size_t k = k0; k < k1; ++k) {
+      std::uint32_t total = 0;
+      for (unsigned q = 0; q < parts; ++q) total += counts[q * kBuckets + k];
+      range_largest[r] = std::max(range_largest[r], total);
+      sum += total;
+    }
+    range_sum[r + 1] = sum;
+  });
+  if (*std::max_element(range_largest.begin(), range_largest.end()) > n / 4)
+    return false;  // a bucket of a quarter of the block: little to share out
+  for (unsigned r = 0; r < parts; ++r) range_sum[r + 1] += range_sum[r];
+  for_each_block(parts, parts, [&](std::size_t r) {
+    const auto [k0, k1] = range(r);
+    auto at = static_cast<std::uint32_t>(range_sum[r]);
+    for (std::size_t k = k0; k < k1; ++k) {
+      start[k] = at;
+      for (unsigned q = 0; q < parts; ++q) {
+        const std::uint32_t c = counts[q * kBuckets + k];
+        counts[q * kBuckets + k] = at;
+        at += c;
+      }
+    }
+  });
+  start[kBuckets] = static_cast<std::uint32_t>(n);
+  for_each_block(parts, parts, [&](std::size_t k) {
+    std::uint32_t* next = counts.get() + k * kBuckets;
+    const auto [i0, i1] = slice(static_cast<unsigned>(k));
+    for (std::size_t i = i0; i < i1; ++i) sa[next[b2(i)]++] = static_cast<std::int32_t>(i);
+  });
+  // The buckets of two or more: the large ones first, largest first (they end last), then the rest.
+  std::vector<std::uint32_t> order, large;
+  const std::size_t large_from = std::max<std::size_t>(2, n / (8 * std::size_t{threads}));
+  for (std::uint32_t k = 0; k < kBuckets; ++k) {
+    const std::uint32_t size = start[k + 1] - start[k];
+    if (size >= large_from)
+      large.push_back(k);
+    else if (size >= 2)
+      order.push_back(k);
   }
-  if (largest > n / 4) return false;  // a bucket of a quarter of the block: little to share out
-  {
-    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) sa[fill[b2(i)]++] = static_cast<std::int32_t>(i);
-  }
-  std::vector<std::uint32_t> order;  // the buckets of two or more, largest first (they end last)
-  for (std::uint32_t k = 0; k < 65536; ++k)
-    if (start[k + 1] - start[k] >= 2) order.push_back(k);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  std::sort(large.begin(), large.end(), [&](std::uint32_t a, std::uint32_t b) {
     return start[a + 1] - start[a] > start[b + 1] - start[b];
   });
+  order.insert(order.begin(), large.begin(), large.end());
   const std::uint64_t budget = compare_budget(n);
   std::atomic<std::uint64_t> spent{0};
   std::atomic<bool> over{false};

@@ -327,11 +327,9 @@ unsigned encoder_threads_per_block(const Options& o, unsigned cpu_workers) {
   const std::uint64_t block = std::uint64_t{100000} * static_cast<std::uint64_t>(o.level);
   const std::uint64_t blocks = (o.input_bytes + block - 1) / block;
   const unsigned share = blocks >= cpu_workers ? 1u : static_cast<unsigned>(cpu_workers / blocks);
-  // On two threads the chunked MTF's extra passes ate the gain (Calgary book1 on the 2-core VM:
-  // 48.2 against 47.2 ms, one block), and the parallel sort's comparisons cost about twice
-  // libdivsufsort's time per thread on text (book1's sort: 32.4 ms on two threads, 28.3 on one);
-  // from four on both gain.
-  return share >= 4 ? share : 1u;
+  // The sort gains from two threads on (book1's: 21 ms on two against libdivsufsort's 29 on one,
+  // 2-core VM); the encoder takes them from four on (cpu::bz2_compress_block).
+  return share;
 }
 }  // namespace
 
