@@ -590,14 +590,14 @@ void reverse_bwt(const std::uint8_t* last, std::size_t n, std::uint32_t* tt, std
 
 // ---- blocks ---------------------------------------------------------------------------------------
 
-void compress_fast(std::span<const std::uint8_t> block, BlockEntry& e, std::vector<std::uint8_t>& payload,
+void compress_fast(std::span<const std::uint8_t> block, BlockEntry& e, std::vector<std::uint8_t>& payload, unsigned threads,
                    Workspace::Buffers& b) {
   const std::size_t n = block.size();
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
   std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
   std::uint8_t* sym = Workspace::Buffers::at_least(b.symbols, stages::zrle_max_symbols(n));
   pipeline::FastPayload p;
-  e.primary = forward_bwt(block, last, &p.samples, pipeline::kFastSampleStride, b);
+  e.primary = forward_bwt(block, last, &p.samples, pipeline::kFastSampleStride, b, threads);
   mtf_encode(last, n, moved);
   const std::size_t m = zrle_encode(moved, n, sym);
   std::uint8_t* selectors = Workspace::Buffers::at_least(b.selectors, stages::multi_groups(m));
@@ -621,12 +621,12 @@ void compress_fast(std::span<const std::uint8_t> block, BlockEntry& e, std::vect
   pipeline::put_fast(payload, p, std::span<const std::uint32_t>(words, nwords), static_cast<std::uint32_t>(n));
 }
 
-void compress_paper(std::span<const std::uint8_t> block, BlockEntry& e, std::vector<std::uint8_t>& payload,
+void compress_paper(std::span<const std::uint8_t> block, BlockEntry& e, std::vector<std::uint8_t>& payload, unsigned threads,
                     Workspace::Buffers& b) {
   const std::size_t n = block.size();
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
   std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
-  e.primary = forward_bwt(block, last, nullptr, 0, b);
+  e.primary = forward_bwt(block, last, nullptr, 0, b, threads);
   mtf_encode(last, n, moved);
   e.lengths = codes::huffman_code_lengths(codes::byte_histogram({moved, n}), 16);
   const codes::CodeTable table = codes::canonical_codes(e.lengths);
@@ -752,15 +752,15 @@ void parallel_blocks(std::size_t items, unsigned threads, Body&& body) {
 }  // namespace
 
 void compress_block(Config config, std::span<const std::uint8_t> block, BlockEntry& entry, std::vector<std::uint8_t>& payload,
-                    Workspace& ws) {
+                    Workspace& ws, unsigned threads) {
   entry.original_bytes = static_cast<std::uint32_t>(block.size());
   entry.crc = crc32(block);
   payload.clear();
   if (block.empty()) throw ContractError("cpu::compress_block: empty block");
   if (config == Config::fast)
-    compress_fast(block, entry, payload, ws.buffers());
+    compress_fast(block, entry, payload, threads, ws.buffers());
   else
-    compress_paper(block, entry, payload, ws.buffers());
+    compress_paper(block, entry, payload, threads, ws.buffers());
 }
 
 void decompress_block(Config config, const BlockEntry& entry, std::span<const std::uint8_t> payload, std::size_t index,

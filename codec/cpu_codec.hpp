@@ -7,7 +7,7 @@
 //                 so one suffix sort of n bytes replaces the oracle's sort of the doubled block
 //                 (2n); periodic blocks (equal rotations) take the oracle's way, so equal rotations
 //                 are ordered as the oracle and the GPU order them; the sort is libdivsufsort's,
-//                 or for a .bz2 block with threads to itself parallel_suffix_sort below;
+//                 or for a block with threads to itself parallel_suffix_sort below;
 //   MTF           search and shift in one pass (bzip2's);
 //   zero runs, multi-table code (fast), one table (paper): as the oracles, in preallocated buffers;
 //                 the tables' group costs packed four 16-bit lanes to a 64-bit word;
@@ -47,9 +47,10 @@ class Workspace {
 };
 
 // One block: its index entry (original size, primary, CRC-32; the paper code lengths) and its
-// payload, as pipeline::assemble takes them.
+// payload, as pipeline::assemble takes them. `threads` > 1: the sort on that many
+// (parallel_suffix_sort below), for a block that has several of the host's threads to itself.
 void compress_block(pipeline::Config config, std::span<const std::uint8_t> block, pipeline::BlockEntry& entry,
-                    std::vector<std::uint8_t>& payload, Workspace& ws);
+                    std::vector<std::uint8_t>& payload, Workspace& ws, unsigned threads = 1);
 // One block back into `out` (entry.original_bytes bytes), its CRC-32 checked. `index` names the
 // block in errors.
 void decompress_block(pipeline::Config config, const pipeline::BlockEntry& entry, std::span<const std::uint8_t> payload,

@@ -140,12 +140,14 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     }
     job.finish_input();
   };
+  // A small file's blocks sort on their share of the idle workers (cpu::parallel_suffix_sort).
+  const unsigned block_threads = threads_per_block(o, cpu_workers, o.block_bytes);
   auto cpu_worker = [&] {
     cpu_worker_loop(job, [&](const InBlock& b, cpu::Workspace& ws) {
       Compressed r;
       r.entries.resize(1);
       r.payloads.resize(1);
-      cpu::compress_block(o.config, b.bytes, r.entries[0], r.payloads[0], ws);
+      cpu::compress_block(o.config, b.bytes, r.entries[0], r.payloads[0], ws, block_threads);
       return r;
     });
   };

@@ -317,21 +317,6 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
 
 }  // namespace
 
-namespace {
-// How many threads each block's sort and encoder may take (cpu::bz2_compress_block): the CPU
-// workers shared among the blocks a file of known size has (about one per `level` x 100 kB of
-// input; the initial run-length stage only makes blocks hold more), when there are fewer blocks
-// than workers and no GPU takes any.
-unsigned encoder_threads_per_block(const Options& o, unsigned cpu_workers) {
-  if (o.input_bytes == 0 || cpu_workers <= 1 || o.use_gpus) return 1;
-  const std::uint64_t block = std::uint64_t{100000} * static_cast<std::uint64_t>(o.level);
-  const std::uint64_t blocks = (o.input_bytes + block - 1) / block;
-  const unsigned share = blocks >= cpu_workers ? 1u : static_cast<unsigned>(cpu_workers / blocks);
-  // The sort gains from two threads on (book1's: 21 ms on two against libdivsufsort's 29 on one,
-  // 2-core VM); the encoder takes them from four on (cpu::bz2_compress_block).
-  return share;
-}
-}  // namespace
 
 Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress_bz2");
@@ -436,7 +421,11 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   };
   // A file of fewer blocks than CPU workers leaves threads idle: each block's encoder takes a share
   // of them (its sort is one thread's either way). Unknown sizes (pipes) and large files: one.
-  const unsigned block_threads = encoder_threads_per_block(o, cpu_workers);
+  // A small file's blocks share the idle workers: the sort gains from two threads on (book1's: 21
+  // ms on two against libdivsufsort's 29 on one, 2-core VM), the encoder from four
+  // (cpu::bz2_compress_block). About one block per `level` x 100 kB of input (the initial
+  // run-length stage only makes blocks hold more).
+  const unsigned block_threads = threads_per_block(o, cpu_workers, std::uint64_t{100000} * static_cast<std::uint64_t>(o.level));
   auto cpu_worker = [&] {
     cpu_worker_loop(job, [block_threads](const InBlock& b, cpu::Workspace& ws) {
       OutBits r;

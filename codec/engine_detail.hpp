@@ -307,6 +307,15 @@ inline unsigned cpu_worker_count(const Options& o) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// How many threads each block of a CPU-only job may take (its sort, and for .bz2 its encoder): the
+// CPU workers shared among the blocks an input of known size has (`block` bytes each, about), when
+// there are fewer blocks than workers and no GPU takes any; else one.
+inline unsigned threads_per_block(const Options& o, unsigned cpu_workers, std::uint64_t block) {
+  if (o.input_bytes == 0 || cpu_workers <= 1 || o.use_gpus || block == 0) return 1;
+  const std::uint64_t blocks = (o.input_bytes + block - 1) / block;
+  return blocks >= cpu_workers ? 1u : static_cast<unsigned>(cpu_workers / blocks);
+}
+
 // Blocks read and not yet written: 4 per CPU worker to start with; each GPU that joins adds
 // kGpuBatchesInFlight of its batches (manage_gpus), so that a run without GPUs holds little.
 // Three: one on the GPU, one readied on the host (the .bz2 writer's run-length stage, the reader's

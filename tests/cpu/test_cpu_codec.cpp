@@ -168,3 +168,25 @@ TEST(CpuCodec, Bz2BlockOnThreadsIsOneThreadsBits) {
     }
   }
 }
+
+// A parcomp-format block on threads (the parallel sort): the same entry and payload as on one.
+TEST(CpuCodec, BlockOnThreadsIsOneThreadsBytes) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  cpu::Workspace one, many;
+  for (const auto config : {pipeline::Config::fast, pipeline::Config::paper}) {
+    for (const auto& [label, in] : inputs(seed)) {
+      if (in.empty()) continue;
+      pipeline::BlockEntry want, got;
+      Bytes want_payload, got_payload;
+      cpu::compress_block(config, in, want, want_payload, one, 1);
+      for (const unsigned threads : {2u, 3u, 8u}) {
+        SCOPED_TRACE(::testing::Message() << pipeline::config_name(config) << " " << label << " threads " << threads);
+        cpu::compress_block(config, in, got, got_payload, many, threads);
+        ASSERT_EQ(got.primary, want.primary);
+        ASSERT_EQ(got.crc, want.crc);
+        ASSERT_TRUE(got_payload == want_payload) << "the payload differs from one thread's";
+      }
+    }
+  }
+}
