@@ -56,6 +56,8 @@ namespace {
 
 // ---- forward BWT ---------------------------------------------------------------------------------
 
+}  // namespace
+
 // The start of the least rotation (Duval; cp-algorithms' minimal cyclic shift), O(n), no memory;
 // and its smallest period (the last round's j - k): n for a primitive block, a proper divisor of n
 // for a power of a shorter string.
@@ -96,6 +98,8 @@ std::size_t least_rotation(std::span<const std::uint8_t> t, std::size_t& period)
   }
   return ans;
 }
+
+namespace {
 
 // ---- the suffix sort of one block on several threads ----------------------------------------------
 

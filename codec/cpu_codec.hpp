@@ -56,6 +56,11 @@ void compress_block(pipeline::Config config, std::span<const std::uint8_t> block
 void decompress_block(pipeline::Config config, const pipeline::BlockEntry& entry, std::span<const std::uint8_t> payload,
                       std::size_t index, std::span<std::uint8_t> out, Workspace& ws);
 
+// The start of t's least rotation (Duval's algorithm) and, in `period`, t's smallest period: n for
+// a primitive block (no two rotations equal), a proper divisor of n for a power of a shorter
+// string. The forward BWT's choice between one suffix sort and the oracle's way.
+std::size_t least_rotation(std::span<const std::uint8_t> t, std::size_t& period);
+
 // The suffix array of `text` on `threads` threads (for_each_block's pool): buckets by the first two
 // bytes, each bucket sorted by the next eight and, where those tie, by the rest compared, the
 // buckets spread over the threads. The suffix array is unique, so it is libdivsufsort's. False,

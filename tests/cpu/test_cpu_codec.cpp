@@ -190,3 +190,47 @@ TEST(CpuCodec, BlockOnThreadsIsOneThreadsBytes) {
     }
   }
 }
+
+// The least rotation and the smallest period against the definitions, by brute force: a wrong
+// period sends primitive blocks down the doubled sort (same bytes, twice the work), so the codec's
+// own tests cannot see it.
+TEST(CpuCodec, LeastRotationAndPeriodAreTheDefinitions) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<Bytes> texts;
+  for (int k = 0; k < 3000; ++k) {
+    Bytes t(1 + rng() % 40);
+    const unsigned alphabet = 1 + static_cast<unsigned>(rng() % 3);
+    for (auto& b : t) b = static_cast<std::uint8_t>('a' + rng() % alphabet);
+    if (rng() % 4 == 0) {  // a power of a shorter string
+      const Bytes unit = t;
+      for (int r = 1 + static_cast<int>(rng() % 3); r > 0; --r) t.insert(t.end(), unit.begin(), unit.end());
+    }
+    texts.push_back(std::move(t));
+  }
+  Bytes big(200);  // bytes below 128 and past it, for the eight-byte skip
+  for (auto& b : big) b = static_cast<std::uint8_t>(rng() % 3 == 0 ? 'a' : 200 + rng() % 50);
+  texts.push_back(big);
+  for (const Bytes& t : texts) {
+    const std::size_t n = t.size();
+    std::size_t want_period = n;
+    for (std::size_t p = 1; p < n; ++p)
+      if (n % p == 0 && std::equal(t.begin() + static_cast<std::ptrdiff_t>(p), t.end(), t.begin())) {
+        want_period = p;
+        break;
+      }
+    auto rotation = [&](std::size_t s) {
+      Bytes r(t.begin() + static_cast<std::ptrdiff_t>(s), t.end());
+      r.insert(r.end(), t.begin(), t.begin() + static_cast<std::ptrdiff_t>(s));
+      return r;
+    };
+    Bytes least = t;
+    for (std::size_t s = 1; s < n; ++s) least = std::min(least, rotation(s));
+    std::size_t period = 0;
+    const std::size_t start = cpu::least_rotation(t, period);
+    ASSERT_LT(start, n);
+    ASSERT_TRUE(rotation(start) == least) << "not the least rotation, n " << n;
+    ASSERT_EQ(period, want_period) << "n " << n;
+  }
+}
