@@ -108,8 +108,15 @@ namespace {
 namespace {
 // Eight-byte steps of the comparisons past the first ten bytes, all of them together: suffixes that
 // share long prefixes (repetitive data) make a comparison sort slow, and past this many steps the
-// sort gives up and libdivsufsort (one thread, fast on such data) does the block instead.
-std::uint64_t compare_budget(std::size_t n) { return 8 * std::uint64_t{n} + (std::uint64_t{1} << 16); }
+// sort gives up and libdivsufsort (one thread, fast on such data) does the block instead. On the
+// development VM, for 900 kB: libdivsufsort about 27 ms of one thread; this sort about 40 ms of
+// threads plus 2 ms per step a byte, so it wins on t threads below (27 t - 40) / 2 steps a byte:
+// the budget, (13 t - 20) steps a byte (6 on two threads, 32 on four, 188 on sixteen). Prose and
+// binaries take 0-1.5 steps a byte, osdb and reymont 5-6, XML and source code 20-150, a long
+// repeated passage 13-25 (a sample foretells it: below).
+std::uint64_t compare_budget(std::size_t n, unsigned threads) {
+  return std::uint64_t{n} * (13 * std::uint64_t{threads} - 20) + (std::uint64_t{1} << 16);
+}
 
 struct OverBudget {};
 
@@ -195,13 +202,33 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
     return start[a + 1] - start[a] > start[b + 1] - start[b];
   });
   order.insert(order.begin(), large.begin(), large.end());
-  const std::uint64_t budget = compare_budget(n);
+  // A sample first: the buckets of one in 16 first-two-byte pairs (by a hash of the pair), sorted
+  // for good. Their steps a suffix, times the suffixes of all buckets, foretell the block's: past
+  // the budget the block goes to libdivsufsort having spent about a sixteenth of the budget, not
+  // all of it. A repeat the sample missed still meets the hard limit for the rest, twice the budget
+  // (at least 8 steps a byte).
+  std::vector<std::uint32_t> sample, rest;
+  std::uint64_t sample_suffixes = 0, all_suffixes = 0;
+  for (const std::uint32_t k : order) {
+    const std::uint32_t size = start[k + 1] - start[k];
+    all_suffixes += size;
+    if ((k * 2654435761u) >> 28 == 0) {
+      sample.push_back(k);
+      sample_suffixes += size;
+    } else {
+      rest.push_back(k);
+    }
+  }
+  const std::uint64_t budget = compare_budget(n, threads);
+  // During the sample, the sample's share of the budget: past it the foretold steps are past the
+  // budget, and the sample stops there.
+  std::uint64_t limit = all_suffixes > 0 ? budget * sample_suffixes / all_suffixes : 0;
   std::atomic<std::uint64_t> spent{0};
   std::atomic<bool> over{false};
-  try {
-    for_each_block(order.size(), threads, [&](std::size_t o) {
+  const std::vector<std::uint32_t>* pass = &sample;
+  auto sort_bucket = [&](std::size_t o) {
       if (over.load(std::memory_order_relaxed)) throw OverBudget{};
-      const std::uint32_t s = start[order[o]], e = start[order[o] + 1];
+      const std::uint32_t s = start[(*pass)[o]], e = start[(*pass)[o] + 1];
       std::vector<std::pair<std::uint64_t, std::uint32_t>> v(e - s);  // (bytes 2 .. 9, suffix)
       for (std::uint32_t k = s; k < e; ++k) {
         const auto i = static_cast<std::uint32_t>(sa[k]);
@@ -227,7 +254,7 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
           if (t[i + k] != t[j + k]) verdict = t[i + k] < t[j + k] ? -1 : 1;
         looked += 1 + (k - 10) / 8;
         if (looked > (std::uint64_t{1} << 14)) {  // the shared count, now and then
-          if (spent.fetch_add(looked) + looked > budget) over.store(true);
+          if (spent.fetch_add(looked) + looked > limit) over.store(true);
           looked = 0;
           if (over.load(std::memory_order_relaxed)) throw OverBudget{};
         }
@@ -237,9 +264,15 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
         if (a.first != b.first) return a.first < b.first;
         return tail_less(a.second, b.second);
       });
-      if (spent.fetch_add(looked) + looked > budget) over.store(true);
+      if (spent.fetch_add(looked) + looked > limit) over.store(true);
       for (std::uint32_t k = s; k < e; ++k) sa[k] = static_cast<std::int32_t>(v[k - s].second);
-    });
+  };
+  try {
+    for_each_block(sample.size(), threads, sort_bucket);
+    if (over.load()) return false;
+    limit = std::max<std::uint64_t>(2 * budget, 8 * std::uint64_t{n});
+    pass = &rest;
+    for_each_block(rest.size(), threads, sort_bucket);
   } catch (const OverBudget&) {
     return false;
   }

@@ -133,6 +133,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "return verdict != 0 ? verdict < 0 : i > j;", "return verdict != 0 ? verdict < 0 : i < j;", "cpu"),
     Mutation("parallel sort: eight bytes compared in memory order", "codec/cpu_codec.cpp",
              "verdict = __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;", "verdict = a < b ? -1 : 1;", "cpu"),
+    Mutation("parallel sort: half the buckets outside the sample left unsorted", "codec/cpu_codec.cpp",
+             "for_each_block(rest.size(), threads, sort_bucket);", "for_each_block(rest.size() / 2, threads, sort_bucket);", "cpu"),
     Mutation("bz2 writer: the run-length stage's eight-byte step misses runs that start late", "codec/bz2.cpp",
              "return (zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) == 0;",
              "return (zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3) & 0x80808080ull) == 0;", "cpu"),
