@@ -9,7 +9,7 @@ install(TARGETS ${PARCOMP_BUNDLE_TARGETS} RUNTIME DESTINATION . COMPONENT bundle
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh ${PROJECT_SOURCE_DIR}/scripts/bz2-times.sh
                  ${PROJECT_SOURCE_DIR}/scripts/bytes_per_char.py
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py ${PROJECT_SOURCE_DIR}/scripts/run_experiments.py
-                 ${PROJECT_SOURCE_DIR}/scripts/merge_results.py DESTINATION . COMPONENT bundle)
+                 ${PROJECT_SOURCE_DIR}/scripts/merge_results.py ${PROJECT_SOURCE_DIR}/scripts/shard_tests.py DESTINATION . COMPONENT bundle)
 
 # The peers run as programs by the pipeline and tool.e2e benchmarks (lbzip2, bzip2, zstd, pigz, pbzip2),
 # with the shared libraries they load (parcomp-bench points LD_LIBRARY_PATH at the bundle for them).

@@ -7,7 +7,7 @@
 #
 #   gpu-check.sh [--out DIR] [--filter REGEX] [--bin DIR] [--no-bench] [--no-tests]
 #                [--sanitizers "memcheck racecheck synccheck initcheck" | --no-sanitizer]
-#                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M]
+#                [--sanitizer-filter GTEST_FILTER] [--shards N] [--racecheck-shards M] [--shard-costs FILE ...]
 #                [--sanitizer-timeout SECONDS] [--no-cpu-tests] [--bz2-fuzz-files N] [--unpack TAR ...]
 #                [--bz2-times FILE [--ncu-source]] [--by-dataset]
 #                [--parts DIR [--deadline SECONDS] [--split REGEX] [--accept-missing DATASET]]
@@ -37,6 +37,11 @@
 # by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file. --ncu-source
 # adds bz2-times.sh's source-line profiles of the decoder's walk, its inverse MTF and the encoder.
 #
+# --shard-costs FILE (repeatable; "seconds name" lines, as shard_tests.py costs writes them from an
+# earlier run's sanitizer logs) deals the tests out to the shards longest first instead of Google
+# Test's turn by turn (shard_tests.py split), so that shards of about equal length end together:
+# under racecheck a few engine and .bz2 tests take minutes each. Every run writes
+# DIR/sanitizer-<tool>-seconds.txt for the next.
 # The sanitizer runs use the tests' small-size mode (PARCOMP_TEST_SMALL=1: the same tests on
 # smaller inputs) and split the tests into N shards per tool (default 3; racecheck M, default 8),
 # all tools and shards running at once on the one GPU; each tool's logs are
@@ -61,6 +66,7 @@ sanitizer_filter='-*Large*'
 shards=3
 racecheck_shards=8
 sanitizer_timeout=0
+shard_costs=()
 tests=1
 cpu_tests=1
 bz2_fuzz_files=10000
@@ -87,6 +93,7 @@ while [ $# -gt 0 ]; do
     --shards) shards="$2"; shift 2 ;;
     --racecheck-shards) racecheck_shards="$2"; shift 2 ;;
     --sanitizer-timeout) sanitizer_timeout="$2"; shift 2 ;;
+    --shard-costs) shard_costs+=(--costs "$2"); shift 2 ;;
     --no-tests) tests=0; shift ;;
     --no-cpu-tests) cpu_tests=0; shift ;;
     --bz2-fuzz-files) bz2_fuzz_files="$2"; shift 2 ;;
@@ -197,9 +204,17 @@ sanitize() {
   esac
   local limit=()
   [ "$sanitizer_timeout" -gt 0 ] && limit=(timeout "$sanitizer_timeout")
-  PARCOMP_TEST_SMALL=1 GTEST_TOTAL_SHARDS=$total GTEST_SHARD_INDEX=$shard \
+  # With --shard-costs, the shard's own list of tests (line shard + 1 of the split); else Google
+  # Test's sharding.
+  local filter="$sanitizer_filter" shard_env=(GTEST_TOTAL_SHARDS="$total" GTEST_SHARD_INDEX="$shard")
+  if [ -s "$out/sanitizer-shards-$total.txt" ]; then
+    filter=$(sed -n "$((shard + 1))p" "$out/sanitizer-shards-$total.txt")
+    shard_env=()
+    [ -n "$filter" ] || { echo "$tool $shard 0 0 0 0"; return; }  # no test left for this shard
+  fi
+  env PARCOMP_TEST_SMALL=1 "${shard_env[@]}" \
     "${limit[@]}" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 50 "${extra_flags[@]}" \
-    "$tests_gpu" --gtest_filter="$sanitizer_filter" >"$log" 2>&1
+    "$tests_gpu" --gtest_filter="$filter" >"$log" 2>&1
   local rc=$?
   # memcheck, synccheck, initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: N hazards displayed".
   local errors
@@ -215,11 +230,17 @@ if [ -n "$sanitizers" ]; then
     rm -f "$out"/sanitizer-*.result
     # No more shards than tests: an empty shard ends before CUDA starts, which compute-sanitizer
     # reports as an error.
-    n_tests=$("$tests_gpu" --gtest_list_tests --gtest_filter="$sanitizer_filter" | grep -c '^  ')
+    "$tests_gpu" --gtest_list_tests --gtest_filter="$sanitizer_filter" >"$out/sanitizer-tests.txt" 2>/dev/null
+    n_tests=$(grep -c '^  ' "$out/sanitizer-tests.txt")
+    rm -f "$out"/sanitizer-shards-*.txt
     for tool in $sanitizers; do
       n=$shards
       [ "$tool" = racecheck ] && n=$racecheck_shards
       [ "$n_tests" -gt 0 ] && [ "$n" -gt "$n_tests" ] && n=$n_tests
+      if [ ${#shard_costs[@]} -gt 0 ] && [ ! -s "$out/sanitizer-shards-$n.txt" ]; then
+        python3 "$here/shard_tests.py" split --list "$out/sanitizer-tests.txt" --shards "$n" "${shard_costs[@]}" \
+          >"$out/sanitizer-shards-$n.txt" || { echo "gpu-check: shard_tests.py failed: Google Test's shards instead" >&2; rm -f "$out/sanitizer-shards-$n.txt"; }
+      fi
       for ((k = 0; k < n; k++)); do
         sanitize "$tool" "$k" "$n" >"$out/sanitizer-$tool-$k.result" &
       done
@@ -228,11 +249,18 @@ if [ -n "$sanitizers" ]; then
     {
       echo "# compute-sanitizer over the GPU tests ($(basename "$tests_gpu"), PARCOMP_TEST_SMALL=1, --gtest_filter='$sanitizer_filter')"
       echo "# all tools and shards ran at once: ${shards} shards per tool (racecheck ${racecheck_shards}, CUB's kernels left out), $((SECONDS - t0)) s wall in all"
+      if [ ${#shard_costs[@]} -gt 0 ]; then echo "# tests dealt to the shards longest first by earlier seconds (--shard-costs:${shard_costs[*]//--costs/})"; else echo "# tests dealt to the shards by Google Test (GTEST_TOTAL_SHARDS)"; fi
       echo "# tool  shard  exit  seconds  errors_or_hazards  tests"
       cat "$out"/sanitizer-*.result
     } >"$out/sanitizers.txt"
     rm -f "$out"/sanitizer-*.result
     cat "$out/sanitizers.txt" >&2
+    limit_arg=()
+    [ "$sanitizer_timeout" -gt 0 ] && limit_arg=(--limit "$sanitizer_timeout")
+    for tool in $sanitizers; do  # each test's seconds, for the next run's --shard-costs
+      python3 "$here/shard_tests.py" costs "${limit_arg[@]}" "$out"/sanitizer-"$tool"-*.log \
+        >"$out/sanitizer-$tool-seconds.txt" 2>/dev/null || rm -f "$out/sanitizer-$tool-seconds.txt"
+    done
     for tool in $sanitizers; do
       bad=$(awk -v t="$tool" '$1 == t && ($3 != 0 || $5 != "0") {n++} END {print n + 0}' "$out/sanitizers.txt")
       secs=$(awk -v t="$tool" '$1 == t && $4 > m {m = $4} END {print m + 0}' "$out/sanitizers.txt")

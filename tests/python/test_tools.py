@@ -393,3 +393,72 @@ def test_merge_results_parts_from_several_cards_of_one_model(tmp_path):
     c = part("c.json", ["z/1"], "GPU-c", driver="575.0")
     r = run(ROOT / "scripts" / "merge_results.py", a, c, "-o", out, "--any-card")
     assert r.returncode == 2, "another driver is not the same kind of card"
+
+
+# ---- scripts/shard_tests.py: sanitizer shards of about equal length ----------------------------------
+
+SHARD_TESTS = ROOT / "scripts" / "shard_tests.py"
+
+
+def _shard_tests():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("shard_tests", SHARD_TESTS)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+GTEST_LIST = """EngineGpu.
+  AnyMixOfWorkersWritesTheSameBytes
+  DamagedStreamsAreErrorsOnTheGpuToo
+Variants/BwtGpu.
+  TinyInputs/fwd_paper_rev_fast  # GetParam() = fwd_paper_rev_fast
+  TinyInputs/fwd_fast_rev_fast  # GetParam() = fwd_fast_rev_fast
+Bz2Gpu.
+  MutatedFilesGiveTheCpuReadersVerdicts
+"""
+
+SANITIZER_LOG = """========= COMPUTE-SANITIZER
+[==========] Running 3 tests from 2 test suites.
+[ RUN      ] EngineGpu.DamagedStreamsAreErrorsOnTheGpuToo
+[       OK ] EngineGpu.DamagedStreamsAreErrorsOnTheGpuToo (2500 ms)
+[ RUN      ] Variants/BwtGpu.TinyInputs/fwd_fast_rev_fast
+[       OK ] Variants/BwtGpu.TinyInputs/fwd_fast_rev_fast (500 ms)
+[ RUN      ] EngineGpu.AnyMixOfWorkersWritesTheSameBytes
+"""
+
+
+def test_shard_tests_reads_the_list_with_parameterized_names():
+    st = _shard_tests()
+    assert st.parse_list(GTEST_LIST) == [
+        "EngineGpu.AnyMixOfWorkersWritesTheSameBytes", "EngineGpu.DamagedStreamsAreErrorsOnTheGpuToo",
+        "Variants/BwtGpu.TinyInputs/fwd_paper_rev_fast", "Variants/BwtGpu.TinyInputs/fwd_fast_rev_fast",
+        "Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts"]
+
+
+def test_shard_tests_costs_from_a_stopped_shard():
+    st = _shard_tests()
+    c = st.costs_from_log(SANITIZER_LOG, limit=100)
+    assert c["EngineGpu.DamagedStreamsAreErrorsOnTheGpuToo"] == 2.5
+    assert c["Variants/BwtGpu.TinyInputs/fwd_fast_rev_fast"] == 0.5
+    assert c["EngineGpu.AnyMixOfWorkersWritesTheSameBytes"] == 97.0  # what the limit left: a lower bound
+    assert "EngineGpu.AnyMixOfWorkersWritesTheSameBytes" not in st.costs_from_log(SANITIZER_LOG)
+
+
+def test_shard_tests_split_balances_and_keeps_every_test_once(tmp_path):
+    st = _shard_tests()
+    names = [f"S.t{k}" for k in range(40)]
+    costs = {n: 1.0 for n in names}
+    costs.update({"S.t0": 30.0, "S.t1": 20.0, "S.t2": 10.0})
+    shards = st.split(names, costs, 4)
+    assert sorted(n for s in shards for n in s) == sorted(names)
+    loads = [sum(costs[n] for n in s) for s in shards]
+    assert max(loads) == 30.0 and min(loads) >= 12.0, loads  # the longest alone; Google Test's turns give 41
+    assert all(shards) and len(st.split(names[:3], costs, 8)) == 3  # no empty shard
+    # The command line: a --gtest_filter per shard, from the list and a costs file.
+    (tmp_path / "list.txt").write_text(GTEST_LIST)
+    (tmp_path / "costs.txt").write_text("300 Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts\n# a comment\n"
+                                        "1 EngineGpu.DamagedStreamsAreErrorsOnTheGpuToo\n2 Variants/BwtGpu.TinyInputs/fwd_fast_rev_fast\n")
+    r = run(SHARD_TESTS, "split", "--list", tmp_path / "list.txt", "--shards", "2", "--costs", tmp_path / "costs.txt", check=True)
+    lines = r.stdout.split()
+    assert lines[0] == "Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts" and len(lines[1].split(":")) == 4
