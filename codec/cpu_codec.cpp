@@ -227,45 +227,45 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
   std::atomic<bool> over{false};
   const std::vector<std::uint32_t>* pass = &sample;
   auto sort_bucket = [&](std::size_t o) {
-      if (over.load(std::memory_order_relaxed)) throw OverBudget{};
-      const std::uint32_t s = start[(*pass)[o]], e = start[(*pass)[o] + 1];
-      std::vector<std::pair<std::uint64_t, std::uint32_t>> v(e - s);  // (bytes 2 .. 9, suffix)
-      for (std::uint32_t k = s; k < e; ++k) {
-        const auto i = static_cast<std::uint32_t>(sa[k]);
-        v[k - s] = {key8(t, n, std::size_t{i} + 2), i};
+    if (over.load(std::memory_order_relaxed)) throw OverBudget{};
+    const std::uint32_t s = start[(*pass)[o]], e = start[(*pass)[o] + 1];
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> v(e - s);  // (bytes 2 .. 9, suffix)
+    for (std::uint32_t k = s; k < e; ++k) {
+      const auto i = static_cast<std::uint32_t>(sa[k]);
+      v[k - s] = {key8(t, n, std::size_t{i} + 2), i};
+    }
+    std::uint64_t looked = 0;
+    // Two suffixes equal in their first 10 bytes (zeros past the end): the rest compared; where
+    // one is a prefix of the other, the shorter (the later start) is the smaller.
+    auto tail_less = [&](std::size_t i, std::size_t j) {
+      const std::size_t lim = n - std::max(i, j);
+      std::size_t k = 10;
+      int verdict = 0;  // -1: i first, 1: j first, 0: one is a prefix of the other
+      for (; k + 8 <= lim; k += 8) {
+        std::uint64_t a, b;
+        std::memcpy(&a, t + i + k, 8);
+        std::memcpy(&b, t + j + k, 8);
+        if (a != b) {
+          verdict = __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;
+          break;
+        }
       }
-      std::uint64_t looked = 0;
-      // Two suffixes equal in their first 10 bytes (zeros past the end): the rest compared; where
-      // one is a prefix of the other, the shorter (the later start) is the smaller.
-      auto tail_less = [&](std::size_t i, std::size_t j) {
-        const std::size_t lim = n - std::max(i, j);
-        std::size_t k = 10;
-        int verdict = 0;  // -1: i first, 1: j first, 0: one is a prefix of the other
-        for (; k + 8 <= lim; k += 8) {
-          std::uint64_t a, b;
-          std::memcpy(&a, t + i + k, 8);
-          std::memcpy(&b, t + j + k, 8);
-          if (a != b) {
-            verdict = __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;
-            break;
-          }
-        }
-        for (; verdict == 0 && k < lim; ++k)
-          if (t[i + k] != t[j + k]) verdict = t[i + k] < t[j + k] ? -1 : 1;
-        looked += 1 + (k - 10) / 8;
-        if (looked > (std::uint64_t{1} << 14)) {  // the shared count, now and then
-          if (spent.fetch_add(looked) + looked > limit) over.store(true);
-          looked = 0;
-          if (over.load(std::memory_order_relaxed)) throw OverBudget{};
-        }
-        return verdict != 0 ? verdict < 0 : i > j;
-      };
-      std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
-        if (a.first != b.first) return a.first < b.first;
-        return tail_less(a.second, b.second);
-      });
-      if (spent.fetch_add(looked) + looked > limit) over.store(true);
-      for (std::uint32_t k = s; k < e; ++k) sa[k] = static_cast<std::int32_t>(v[k - s].second);
+      for (; verdict == 0 && k < lim; ++k)
+        if (t[i + k] != t[j + k]) verdict = t[i + k] < t[j + k] ? -1 : 1;
+      looked += 1 + (k - 10) / 8;
+      if (looked > (std::uint64_t{1} << 14)) {  // the shared count, now and then
+        if (spent.fetch_add(looked) + looked > limit) over.store(true);
+        looked = 0;
+        if (over.load(std::memory_order_relaxed)) throw OverBudget{};
+      }
+      return verdict != 0 ? verdict < 0 : i > j;
+    };
+    std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return tail_less(a.second, b.second);
+    });
+    if (spent.fetch_add(looked) + looked > limit) over.store(true);
+    for (std::uint32_t k = s; k < e; ++k) sa[k] = static_cast<std::int32_t>(v[k - s].second);
   };
   try {
     for_each_block(sample.size(), threads, sort_bucket);
