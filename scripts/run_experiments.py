@@ -35,6 +35,10 @@ program or nvCOMP not found) are not results: they are taken out of the part and
 DIR/<unit>.todo, and a later call runs those names alone (into DIR/<unit>.2.json, ...), so the
 merged file has them measured. --accept-missing DATASET (repeatable) lets that dataset's rows stay
 skipped (enwik8, which only its canonical URL serves); the merged file records them as skipped.
+A part is done when every row this bench lists for it is in its files, or dropped for good
+(KEY.dropped): a row listed now that no file holds runs, and a row that KEY.todo names but this
+bench does not list (one that lacks a program the earlier call's had) keeps the part open, said
+so, until a bench that lists it runs it.
 --merge-only runs nothing: it merges the parts once every one is there, else lists what is left
 (for parts that came back from GPU machines, merged on a machine without one).
 """
@@ -232,13 +236,42 @@ class PartState:
     def started(self) -> bool:
         return self.seconds_file.exists()
 
+    def stored_todo(self) -> set[str]:
+        return set(self.todo_file.read_text().split()) if self.todo_file.exists() else set()
+
+    def present(self) -> set[str]:
+        """The rows the part's files hold (measured, or skipped for an accepted reason) and those
+        dropped from it for good (KEY.dropped)."""
+        names: set[str] = set()
+        for f in self.files():
+            doc, _ = merge_results.load_repaired(f)
+            for b in doc.get("benchmarks", []):
+                names.update((b["name"], b.get("run_name", b["name"])))
+        dropped = self.folder / f"{self.key}.dropped"
+        if dropped.exists():
+            names.update(json.loads(dropped.read_text()))
+        return names
+
     def todo(self, unit: Unit) -> list[str]:
+        """The unit's rows still to run: all of them before its first call; after it, those its
+        KEY.todo names and any row this bench lists that no file of the part holds (a bench that
+        lists other rows than the one of the earlier calls: tool.e2e lists gzip where pigz is
+        missing; such rows are run, never taken as done)."""
         if not self.started():
             return list(unit.names)
-        if not self.todo_file.exists():
-            return []
-        left = set(self.todo_file.read_text().split())
-        return [n for n in unit.names if n in left]
+        left, present, held = self.stored_todo(), self.present(), self.held()
+        return [n for n in unit.names if n not in held and (n in left or n not in present)]
+
+    def held(self) -> set[str]:
+        """Rows that scripts/suite-call.sh --hold leaves for a later call (DIR/.held.json, which it
+        writes for the call and folds back into KEY.todo after it)."""
+        f = self.folder / ".held.json"
+        return set(json.loads(f.read_text()).get(self.key, [])) if f.exists() else set()
+
+    def unlisted(self, unit: Unit) -> list[str]:
+        """Rows an earlier call left to do that this bench does not list (it lacks a program that
+        the earlier one had, say): the part stays open until a bench that lists them runs them."""
+        return sorted(self.stored_todo() - set(unit.names))
 
     def seconds(self) -> float:
         return float(self.seconds_file.read_text()) if self.seconds_file.exists() else 0.0
@@ -307,6 +340,15 @@ def main(argv=None) -> int:
             names = state.todo(u)
             if state.failed_file.exists() and state.started():
                 failed.append(f"{u.key} ({state.failed_file.read_text().strip()}, in an earlier call)")
+            lost = state.unlisted(u)
+            if lost:
+                print(f"[{k}/{len(steps)}] {u.key}: {len(lost)} row{'s' if len(lost) != 1 else ''} that an earlier call left to do "
+                      f"{'are' if len(lost) != 1 else 'is'} not listed by this parcomp-bench (a program missing here that the "
+                      f"earlier one had?); the part stays open: {', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}",
+                      file=sys.stderr, flush=True)
+            if not names and lost:
+                left_over.append(u.key)
+                continue
             if not names:
                 seconds[u.key] = state.seconds()
                 done_benchmarks += len(u.names)
@@ -347,10 +389,10 @@ def main(argv=None) -> int:
                     state.failed_file.write_text(f"exit {returncode}\n")
             todo, reasons = (settle_part(part, names, accepted) if part.exists() and part.stat().st_size > 0
                              else (names, ["no file written"]))
-            state.record(took, todo)
+            state.record(took, todo + lost)  # rows this bench does not list stay to do
             seconds[u.key] = state.seconds()
             done_benchmarks += len(u.names) - len(todo)
-            if todo:
+            if todo or lost:
                 left_over.append(u.key)
             elapsed = time.monotonic() - t0
             left = estimate_left(steps[k:], earlier, totals, elapsed, done_benchmarks)

@@ -171,12 +171,16 @@ def test_a_part_of_a_unit_runs_again_by_its_names(tmp_path):
     parts, out = tmp_path / "parts", tmp_path / "run.json"
     parts.mkdir()
     (parts / "d.four@sil.seconds").write_text("5\n")
+    (parts / "d.four@sil.json").write_text(json.dumps({"context": {
+        "parcomp_git_sha": "abc", "parcomp_gpu": "fake GPU", "parcomp_build_type": "Release",
+        "parcomp": {"build": {"git_dirty": False}, "device": {"uuid": "u"}}, "date": "now"}, "benchmarks": [
+        {"name": "d.four/p/sil/n=9/real_time", "run_name": "d.four/p/sil/n=9/real_time", "real_time": 1.0}]}))
     (parts / "d.four@sil.todo").write_text("d.four/q/sil/n=9/real_time\n")
     r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--parts", str(parts), "--filter", "d\\.four/[^/]+/sil",
                         "--split", "^d\\."], capture_output=True, text=True, env={**os.environ, "FAKE_DATASETS": "1"})
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "fake-bench.calls").read_text().split() == ["^(d\\.four/q/sil/n=9/real_time)$"]
-    assert (parts / "d.four@sil.json").exists() and not (parts / "d.four@sil.todo").exists()
+    assert (parts / "d.four@sil.2.json").exists() and not (parts / "d.four@sil.todo").exists()
     assert float((parts / "d.four@sil.seconds").read_text()) >= 5, "the seconds add up over the calls"
 
 
@@ -212,3 +216,39 @@ def test_merge_only_runs_nothing(tmp_path):
     r = subprocess.run(base + ["--merge-only"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert len(json.loads(out.read_text())["benchmarks"]) == 3
+
+
+def test_a_part_is_done_only_when_it_holds_every_row(tmp_path):
+    """A bench that lists other rows than the earlier call's (a peer program missing on one host:
+    tool.e2e lists gzip where pigz is missing) neither loses the rows it does not list (the part
+    stays open, said so) nor takes its own new rows as done (they run)."""
+    bench = fake_bench(tmp_path)
+    parts, out = tmp_path / "parts", tmp_path / "run.json"
+    base = [sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--parts", str(parts), "--filter", "a\\.one"]
+    r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out.unlink()
+    # An earlier call on another host listed a row this bench does not: it waits in the todo.
+    (parts / "a.one.todo").write_text("a.one/pigz/n=1/real_time\n")
+    r = subprocess.run(base + ["--merge-only"], capture_output=True, text=True)
+    assert r.returncode == 3, r.stderr
+    assert "1 row that an earlier call left to do is not listed by this parcomp-bench" in r.stderr
+    assert "a.one/pigz/n=1/real_time" in r.stderr and not out.exists()
+    calls = (tmp_path / "fake-bench.calls").read_text().split()
+    r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode == 3, r.stderr
+    assert (tmp_path / "fake-bench.calls").read_text().split() == calls, "nothing this bench can run"
+    assert (parts / "a.one.todo").read_text().split() == ["a.one/pigz/n=1/real_time"]
+    # A row this bench lists that no file of the part holds is run, and the unlisted one stays to do.
+    doc = json.loads((parts / "a.one.json").read_text())
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["name"] != "a.one/y.z/n=2/real_time"]
+    (parts / "a.one.json").write_text(json.dumps(doc))
+    r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode == 3, r.stderr
+    assert (tmp_path / "fake-bench.calls").read_text().split()[len(calls):] == ["^(a\\.one/y\\.z/n=2/real_time)$"]
+    assert (parts / "a.one.todo").read_text().split() == ["a.one/pigz/n=1/real_time"]
+    # Once nothing is left to do, the run is complete.
+    (parts / "a.one.todo").unlink()
+    r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sorted(b["name"] for b in json.loads(out.read_text())["benchmarks"]) == ["a.one/x/n=1/real_time", "a.one/y.z/n=2/real_time"]
