@@ -3,7 +3,7 @@
 
 PARCOMP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PARCOMP_BUILD=${PARCOMP_BUILD:-$PARCOMP_ROOT/build}
-PARCOMP_APT_PACKAGES=(cmake ninja-build g++ clang ccache libbenchmark-dev nlohmann-json3-dev libfmt-dev libgtest-dev libdivsufsort-dev libbz2-dev libzstd-dev lbzip2 pkg-config python3-pip)
+PARCOMP_APT_PACKAGES=(cmake ninja-build g++ clang ccache libbenchmark-dev nlohmann-json3-dev libfmt-dev libgtest-dev libdivsufsort-dev libbz2-dev libzstd-dev lbzip2 pigz pbzip2 zstd bzip2 xz-utils pkg-config python3-pip)
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

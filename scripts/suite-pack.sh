@@ -36,6 +36,11 @@ python3 "$worktree/scripts/find_nvcomp.py" --cmake-dir >/dev/null \
   || { echo "suite-pack: nvCOMP is not installed (python3 -m pip install nvidia-libnvcomp-cu13)" >&2; exit 2; }
 cmake -S "$worktree" -B "$worktree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null
 cmake --build "$worktree/build" --target bundle >/dev/null
+# The bundle carries the programs measured beside parcomp that CMake found here: all of them, or
+# the calls would run parts without their rows (scripts/suite-call.sh refuses such a bundle too).
+missing=""
+for p in lbzip2 bzip2 zstd pigz pbzip2; do [ -x "$worktree/build/bundle/$p" ] || missing+="$p "; done
+[ -z "$missing" ] || { echo "suite-pack: the bundle lacks ${missing% }: apt-get install ${missing% }, then run this again" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -a "$worktree/build/bundle" "$tmp/bundle"

@@ -39,6 +39,7 @@ json.dump({"context": ctx, "benchmarks": [{"name": n, "run_name": n, "real_time"
 '''
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
+PEERS = ("lbzip2", "bzip2", "zstd", "pigz", "pbzip2")
 
 
 @pytest.fixture
@@ -50,6 +51,9 @@ def bundle(tmp_path):
     (src / "parcomp-bench").chmod(0o755)
     for script in ("run_experiments.py", "merge_results.py"):
         (src / script).write_text((ROOT / "scripts" / script).read_text())
+    for peer in PEERS:  # the programs measured beside parcomp, as the bundle carries them
+        (src / peer).write_text("#!/bin/sh\n")
+        (src / peer).chmod(0o755)
     out = tmp_path / "carried"
     out.mkdir()
     with tarfile.open(out / "bench.tar.xz", "w:xz") as t:
@@ -163,3 +167,33 @@ def test_dropped_rows_never_run_and_the_merge_says_why(tmp_path, bundle):
     doc = json.loads(merged.read_text())
     assert doc["context"]["parcomp_dropped"] == {"e.two/y/d2/n=3/real_time": "longer than a call"}
     assert len(doc["benchmarks"]) == 2
+
+
+def test_a_bundle_without_a_peer_program_is_refused(tmp_path, bundle):
+    """A bundle packed where pigz was not installed ran the H200's tarball parts without their pigz
+    rows (26 Nov): refused before any benchmark runs."""
+    src = tmp_path / "src"
+    (src / "bundle" / "pigz").unlink()
+    with tarfile.open(bundle / "bench.tar.xz", "w:xz") as t:
+        t.add(src / "bundle", arcname="bundle")
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, _ = call(tmp_path, machine, "--bundle", bundle)
+    assert r.returncode == 2 and "the bundle lacks pigz" in r.stderr and "apt-get install pigz" in r.stderr, r.stderr
+    assert not (tmp_path / "calls").exists(), "no benchmark ran"
+
+
+def test_work_folders_of_finished_bench_processes_are_removed(tmp_path, bundle):
+    """The bench's work folders (the 25-fold tarball: 5.2 GB each) of processes no longer running go;
+    a running one's stays."""
+    machine, scratch = tmp_path / "machine", tmp_path / "scratch"
+    machine.mkdir()
+    scratch.mkdir()
+    gone = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True).stdout.strip()
+    (scratch / f"parcomp-tool-{gone}").mkdir()
+    (scratch / f"parcomp-tool-{gone}" / "linux-2.6.11.1.tar.x25").write_text("x")
+    (scratch / f"parcomp-tool-{os.getpid()}").mkdir()
+    (scratch / "parcomp-tool-notapid").mkdir()
+    r, _ = call(tmp_path, machine, "--bundle", bundle, TMPDIR=str(scratch))
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in scratch.iterdir()) == [f"parcomp-tool-{os.getpid()}", "parcomp-tool-notapid"]
