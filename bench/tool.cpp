@@ -15,7 +15,8 @@
 // peak_host_rss_bytes (the process's), and for parcomp (its --stats): gpus, gpu_share (blocks on
 // GPUs), startup_s (to the first GPU ready), peak_device_bytes.
 // Programs are found next to parcomp-bench (the bundle carries them) or on PATH; a missing one is
-// reported skipped. The work folder is $PARCOMP_TOOL_DIR, else the system's temporary folder.
+// reported skipped. The work folder is $PARCOMP_TOOL_DIR (kept), else $TMPDIR/parcomp-tool-PID,
+// removed at exit, with those that processes no longer running left behind.
 // The same machinery times the .bz2 programs of bz2.compress and bz2.decompress (parcomp on its CPU
 // workers and with --gpu, lbzip2, bzip2, pbzip2; decompression of bzip2's and lbzip2's files, by
 // parcomp on its CPU workers and with --gpu too), and
@@ -32,13 +33,16 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,11 +58,51 @@ constexpr const char* kX25 = "linux-2.6.11.1.tar.x25";
 constexpr int kX25Copies = 25;
 constexpr const char* kX25Sha256 = "38c300e781183049947322434faaaea94c88f8387769c0ab8421dc10fb92d57b";
 
+// The work folder of this process when it is ours to remove (no destructor: the exit handler that
+// removes it runs after static destructors may have).
+char g_own_work_dir[4096] = {};
+
+// Removes the work folders, $TMPDIR/parcomp-tool-PID, of processes no longer running (a bench
+// stopped by a signal, or killed at a deadline, leaves its own: 5.2 GB with the 25-fold tarball).
+void remove_stale_work_dirs(const fs::path& tmp) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(tmp, ec)) {
+    const std::string name = e.path().filename().string();
+    constexpr std::string_view prefix = "parcomp-tool-";
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) {
+      std::error_code rm;
+      fs::remove_all(e.path(), rm);
+    }
+  }
+}
+
+// $PARCOMP_TOOL_DIR (the user's: kept), else $TMPDIR/parcomp-tool-PID, removed when the process
+// exits normally.
 fs::path work_dir() {
-  const char* env = std::getenv("PARCOMP_TOOL_DIR");
-  fs::path d = env != nullptr && *env != '\0' ? fs::path(env) : fs::temp_directory_path() / fmt::format("parcomp-tool-{}", ::getpid());
-  fs::create_directories(d);
-  return d;
+  static const fs::path dir = [] {
+    const char* env = std::getenv("PARCOMP_TOOL_DIR");
+    if (env != nullptr && *env != '\0') {
+      fs::create_directories(env);
+      return fs::path(env);
+    }
+    const fs::path tmp = fs::temp_directory_path();
+    remove_stale_work_dirs(tmp);
+    fs::path d = tmp / fmt::format("parcomp-tool-{}", ::getpid());
+    fs::create_directories(d);
+    if (d.string().size() < sizeof g_own_work_dir) {
+      std::strncpy(g_own_work_dir, d.c_str(), sizeof g_own_work_dir - 1);
+      std::atexit([] {
+        std::error_code ec;
+        fs::remove_all(g_own_work_dir, ec);
+      });
+    }
+    return d;
+  }();
+  fs::create_directories(dir);
+  return dir;
 }
 
 std::string find_program(const std::string& name) {
