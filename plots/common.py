@@ -249,7 +249,8 @@ def _variant_order(v: str):
 
 def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str,
                        paper_speedup: float | None = None, sweep_note: str | None = None,
-                       baseline: str = "cpu.serial", variants: set | None = None, stem: str | None = None) -> Path:
+                       baseline: str = "cpu.serial", variants: set | None = None, stem: str | None = None,
+                       cores: str = "1 core") -> Path:
     """Throughput per dataset and variant (bars), the speedup over the baseline variant (the
     serial CPU code unless the module names another), and, when the experiment also sweeps a
     parameter (name part list=<k>, threads=<k>, ...), time vs that parameter."""
@@ -284,13 +285,15 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
             ax.set_yscale("log")
             ax.grid(True, axis="y", which="both", alpha=0.3)
         axes[0].set_ylabel("MB/s of input")
-        axes[0].legend(fontsize=8, ncol=len(variants))
+        # Beside the panels, not over them: one row of ten names ran past the figure's left edge
+        # and a legend inside the speedup panel hid its bars (thesis.table4_1.pipeline).
+        axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
         axes[1].axhline(1.0, color="grey", lw=0.8, ls="--")
         if paper_speedup:
             axes[1].axhline(paper_speedup, color="black", lw=1.0, ls=":", label=f"paper: up to {paper_speedup:g}x")
         axes[1].set_ylabel("speedup over one CPU core" if baseline == "cpu.serial" else f"speedup over {baseline}")
         if axes[1].get_legend_handles_labels()[0]:
-            axes[1].legend(fontsize=8)
+            axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
         else:
             axes[1].text(0.5, 0.5, "no GPU results in this file", ha="center", va="center", transform=axes[1].transAxes)
     if sweep:
@@ -312,7 +315,7 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
         ax.legend(fontsize=8)
         if sweep_note:
             ax.set_title(sweep_note, fontsize=9)
-    return save_figure(fig, res, experiment, out, paper_note, stem)
+    return save_figure(fig, res, experiment, out, paper_note, stem, cores=cores)
 
 
 def pipeline_or_stage_figure(pipeline_note: str):
@@ -323,8 +326,10 @@ def pipeline_or_stage_figure(pipeline_note: str):
         rows = res.select(experiment)
         pipeline = {r.variant for r in rows if r.variant.startswith("pipeline.") or ".cpu" in r.variant and "bwt" not in r.variant}
         if any(v.startswith("pipeline.") for v in pipeline):
+            threads = res.parcomp.get("host", {}).get("logical_cpus")
+            cores = "CPU rows on 1 core, .mt rows on up to " + (f"{threads} hardware threads" if threads else "every core")
             return per_dataset_figure(res, experiment, out, pipeline_note, baseline="bzip2.cpu", variants=pipeline,
-                                      stem=f"{experiment}.pipeline")
+                                      stem=f"{experiment}.pipeline", cores=cores)
         return per_dataset_figure(res, experiment, out, paper_note, **kw)
     return figure
 

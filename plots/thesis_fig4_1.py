@@ -6,7 +6,8 @@ Sending n bytes over a link of B bytes/s takes n/B; compressing at C bytes/s to 
 sending the rest takes n/C + r n/B (one after the other, as the thesis reasons). It pays off when
 C > B / (1 - r): the curves, for the thesis's ratios. Marked: the host's measured PCIe bandwidth
 (pcie.h2d, pinned and pageable memory) and the pipeline's measured compression rates on the Linux
-tarball (thesis.table4_1 rows of the same file) at their own ratios."""
+tarball (thesis.table4_1 rows of the same file) at their own ratios; table4_1's rows of one stage
+(bwt.*: a transform, no ratio) are not compressors and are left out."""
 import sys
 from pathlib import Path
 
@@ -36,9 +37,9 @@ def FIGURE(res, experiment, out, paper_note, **kw):
                     va="bottom", fontsize=8, color="grey")
     pinned = links.get("pcie.h2d/pinned-memory")
     for j, r in enumerate(sorted(res.select("thesis.table4_1"), key=lambda r: r.variant)):
-        if r.dataset != DATASET or not pinned:
-            continue
         ratio = r.counters.get("ratio")
+        if r.dataset != DATASET or not pinned or ratio is None:  # a stage alone (bwt.*) has no ratio
+            continue
         ax.plot([pinned / 1e9], [r.bytes_per_second / 1e9], marker="o^sDvP"[j % 6], ls="", color="black",
                 label=f"{r.variant}: {r.bytes_per_second / 1e6:,.0f} MB/s, ratio {ratio:.3f}")
     ax.set_xscale("log")

@@ -174,6 +174,22 @@ def test_fig4_1_needed_rate_is_link_over_one_minus_ratio(tmp_path, keep):
         assert close(y, row.bytes_per_second / 1e9)
 
 
+def test_fig4_1_leaves_out_rows_without_a_ratio(tmp_path, keep):
+    """thesis.table4_1 has rows of the BWT alone (bwt.*: no ratio) on the tarball too: not marked,
+    and the figure is drawn (the H200's suite run at 575289d stopped make_all.py here)."""
+    res = committed("thesis.fig4_1")
+    mod = module("thesis_fig4_1")
+    measured = [r for r in res.select("thesis.table4_1") if r.dataset == mod.DATASET]
+    if not measured:
+        pytest.skip("no committed result holds thesis.table4_1 on the tarball beside thesis.fig4_1")
+    stage = common.Row(**{**measured[0].__dict__, "variant": "bwt.gpu.fast", "counters": {}})
+    res.rows.append(stage)
+    common.plot_module_figure(mod, res, tmp_path)
+    labels = [line.get_label() for line in common.LAST_FIGURE.axes[0].get_lines()]
+    assert not any(label.startswith("bwt.gpu.fast") for label in labels)
+    assert sum("MB/s, ratio" in label for label in labels) == len({r.variant for r in measured})
+
+
 def test_bytes_per_char_stacks_the_stage_counters(tmp_path, keep):
     res = committed("thesis.bytes_per_char")
     mod = module("thesis_bytes_per_char")
