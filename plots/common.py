@@ -137,6 +137,17 @@ def driver_release(device: dict) -> str:
     return release if release[:1].isdigit() else "?"
 
 
+def log_rate_axis(axis) -> None:
+    """A log axis of rates labelled 1-2-5 in plain numbers (10, 20, 50, 100, ...), minor ticks
+    unlabelled: matplotlib's own labels of an axis about a decade long (2x10^1, 3x10^1, 4x10^1, ...)
+    ran into each other in the narrow panels of tool.e2e and bz2.*."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, stem: str | None = None,
                 cores: str = "1 core") -> Path:
     """Titles a figure with the experiment, GPU, CPU (and the cores its baselines used), paper note
