@@ -31,6 +31,7 @@
 #           merge (run_experiments.py --merge-only) lists them in context.parcomp_dropped.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"  # missing_peers (its die is replaced below)
 out=${OUT:?suite-call: OUT must name the folder whose files come back}
 sha=""
 bundle=""
@@ -69,13 +70,10 @@ if [ -n "$bundle" ] && [ -f "$bundle/bench.tar.xz" ]; then
 fi
 bench="$dest/bundle/parcomp-bench"
 [ -x "$bench" ] || die "no bundle at $dest (a machine that did not run the previous call): carry --bundle"
-# Every program the benchmarks measure beside parcomp must be in the bundle. One that is missing
-# does not always leave a skipped row to run later: tool.e2e and codecs.landscape list gzip, or
-# nothing, where pigz is missing, and a part run without it lacks those rows (H200, 26 Nov).
-peers=${SUITE_PEERS:-lbzip2 bzip2 zstd pigz pbzip2}
-missing=""
-for p in $peers; do [ -x "$dest/bundle/$p" ] || missing+="$p "; done
-[ -z "$missing" ] || die "the bundle lacks ${missing% }: pack it again (scripts/suite-pack.sh) where they are installed (apt-get install ${missing% })"
+# Every program the benchmarks measure beside parcomp must be in the bundle (lib.sh's
+# PARCOMP_PEER_PROGRAMS): a part run without one lacks its rows (H200, 26 Nov: pigz).
+missing=$(missing_peers "$dest/bundle")
+[ -z "$missing" ] || die "the bundle lacks $missing: pack it again (scripts/suite-pack.sh) where they are installed (apt-get install $missing)"
 # A bench process keeps its inputs and the programs' outputs in $TMPDIR/parcomp-tool-PID (the
 # 25-fold tarball alone is 5.2 GB) and, up to 575289d, leaves the folder behind; one stopped at the
 # deadline always does. Five were left on one H200 machine in one session (16 GB after two x25

@@ -15,6 +15,7 @@
 # and prints the sizes against the 64 MiB a call carries with the tracked tree.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
 sha="" mirror="" worktree="" arch=90
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,9 +39,8 @@ cmake -S "$worktree" -B "$worktree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -D
 cmake --build "$worktree/build" --target bundle >/dev/null
 # The bundle carries the programs measured beside parcomp that CMake found here: all of them, or
 # the calls would run parts without their rows (scripts/suite-call.sh refuses such a bundle too).
-missing=""
-for p in lbzip2 bzip2 zstd pigz pbzip2; do [ -x "$worktree/build/bundle/$p" ] || missing+="$p "; done
-[ -z "$missing" ] || { echo "suite-pack: the bundle lacks ${missing% }: apt-get install ${missing% }, then run this again" >&2; exit 2; }
+missing=$(missing_peers "$worktree/build/bundle")
+[ -z "$missing" ] || { echo "suite-pack: the bundle lacks $missing: apt-get install $missing, then run this again" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -a "$worktree/build/bundle" "$tmp/bundle"
