@@ -229,6 +229,13 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              'f.write_text(f"{max(old, seconds):.0f}\\n")', "pass", "python"),
     Mutation("compare: scaling with bandwidth asks for 90% of its gain", "scripts/compare",
              "if bw > 1.05 and med - 1 >= 0.5 * (bw - 1):", "if bw > 1.05 and med - 1 >= 0.9 * (bw - 1):", "python"),
+    Mutation("compare: an experiment without GPU rows left out of scaling.md", "scripts/compare",
+             "        if not gpu:  # still a line: what it follows instead, measured\n            if not points:",
+             "        if not gpu:  # still a line: what it follows instead, measured\n            if True:", "python"),
+    Mutation("compare: end-to-end rows counted as device-timed", "scripts/compare",
+             'return "gpu" in tokens and "e2e" not in tokens', 'return "gpu" in tokens', "python"),
+    Mutation("plots: a log rate axis starting just below the smallest bar", "plots/common.py",
+             "limits = (step_125_below(min(lo / 1.2, hi / 10)), hi * 1.5)", "limits = (lo / 1.05, hi * 1.5)", "python"),
 ]
 
 

@@ -367,6 +367,39 @@ def test_compare_scaling_verdicts(tmp_path, time_scale, bandwidth_scale, follows
         assert f"{1 / time_scale:.2f}x" in cells[3]
 
 
+def test_compare_scaling_names_what_an_experiment_without_gpu_rows_follows(tmp_path):
+    """Every experiment has its line in scaling.md: one without device-timed rows (whole programs'
+    wall time, CPU work) says so, with its measured median, instead of being left out; the GPU rows of
+    the others keep their verdict."""
+    doc = json.loads(GPU.read_text())
+    for b in doc["benchmarks"]:
+        for old, new in (("parle.decode/", "tool.e2e/"), ("parle.encode/cpu.serial/", "thesis.fig4_3/cpu.serial/"),
+                         ("parle.encode/gpu.cub/", "parle.encode/gpu.cub.e2e/")):
+            for field in ("name", "run_name"):
+                if b.get(field, "").startswith(old):
+                    b[field] = new + b[field][len(old):]
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(doc))
+    other = variant_of(base, tmp_path, "other.json", scale=1 / 1.3, gpu="Another GPU")
+    odoc = json.loads(other.read_text())
+    odoc["context"]["parcomp"]["device"]["measured_bandwidth_bytes_per_second"] *= 1.4
+    other.write_text(json.dumps(odoc))
+    folder = tmp_path / "by"
+    run(COMPARE, base, other, "--by-experiment", folder, check=True)
+    rows = {}
+    for line in (folder / "scaling.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and cells[0] in ("parle.encode", "tool.e2e", "thesis.fig4_3"):
+            rows[cells[0]] = cells
+    assert set(rows) == {"parle.encode", "tool.e2e", "thesis.fig4_3"}, rows
+    assert rows["parle.encode"][6] == "memory bandwidth"
+    paper = {b["run_name"] for b in doc["benchmarks"] if b["run_name"].startswith("parle.encode/gpu.paper/")}
+    assert rows["parle.encode"][1] == str(len(paper)), "end-to-end rows (*.e2e) are not device-timed rows"
+    assert rows["tool.e2e"][1] == "0" and rows["tool.e2e"][6].startswith("not the GPU: the host"), rows["tool.e2e"]
+    assert rows["thesis.fig4_3"][6] == "not the GPU: the CPU (no GPU work)", rows["thesis.fig4_3"]
+    assert "1.30x" in rows["tool.e2e"][3] and "no device-timed rows" in rows["tool.e2e"][7]
+
+
 def test_merge_results_parts_from_several_cards_of_one_model(tmp_path):
     """A run in parts over several lent machines: another card of the same model, driver and CUDA
     is refused by default and taken with --any-card, each file's card recorded; another driver is
