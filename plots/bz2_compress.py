@@ -45,7 +45,7 @@ def figure(res: common.Results, experiment: str, out: Path, paper_note: str, **k
         ax.set_yticks(range(len(here)))
         ax.set_yticklabels([r.variant for r in here], fontsize=8)
         ax.set_xscale("log")
-        common.log_rate_axis(ax.xaxis)
+        common.log_rate_axis(ax.xaxis, [r.bytes_per_second / 1e6 for r in here])
         ax.set_xlabel("MB/s of uncompressed data")
         ax.set_title(f"{d} ({common.fmt_num(here[0].n / 1e6)} MB)", fontsize=9)
         ax.grid(True, axis="x", which="both", alpha=0.3)

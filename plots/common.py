@@ -137,15 +137,31 @@ def driver_release(device: dict) -> str:
     return release if release[:1].isdigit() else "?"
 
 
-def log_rate_axis(axis) -> None:
+def step_125_below(x: float) -> float:
+    """The largest of 1, 2, 5 times a power of ten that is at most x (x > 0)."""
+    import math
+
+    decade = 10.0 ** math.floor(math.log10(x))
+    return max(m * decade for m in (1, 2, 5) if m * decade <= x * (1 + 1e-12))
+
+
+def log_rate_axis(axis, values=None) -> None:
     """A log axis of rates labelled 1-2-5 in plain numbers (10, 20, 50, 100, ...), minor ticks
     unlabelled: matplotlib's own labels of an axis about a decade long (2x10^1, 3x10^1, 4x10^1, ...)
-    ran into each other in the narrow panels of tool.e2e and bz2.*."""
+    ran into each other in the narrow panels of tool.e2e and bz2.*. Given the values drawn (bars,
+    lines), the axis spans at least a decade below the largest, from a 1-2-5 step: bars on a log
+    axis start at its left edge, and an edge just below the smallest bar made 60 and 64 MB/s look
+    ten times apart (and left one label on the axis)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
+    drawn = [v for v in (values or []) if v and v > 0 and v == v]
+    if drawn:
+        lo, hi = min(drawn), max(drawn)
+        limits = (step_125_below(min(lo / 1.2, hi / 10)), hi * 1.5)  # room for the bars' labels
+        (axis.axes.set_xlim if axis.axis_name == "x" else axis.axes.set_ylim)(*limits)
 
 
 def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, stem: str | None = None,

@@ -55,7 +55,7 @@ def figure(res: common.Results, experiment: str, out: Path, paper_note: str, **k
                 ax.axvline(ceiling.bytes_per_second / 1e6, color="black", ls="--", lw=1)
                 title += f"; dashed: cat in > out {common.fmt_num(ceiling.bytes_per_second / 1e6)} MB/s"
             ax.set_xscale("log")
-            common.log_rate_axis(ax.xaxis)
+            common.log_rate_axis(ax.xaxis, rates + ([ceiling.bytes_per_second / 1e6] if ceiling is not None else []))
             ax.set_xlabel("MB/s of uncompressed data (wall)")
             ax.set_title(title, fontsize=9)
             ax.grid(True, axis="x", which="both", alpha=0.3)

@@ -260,6 +260,15 @@ def test_summary_table_is_at_one_size_or_says_each_rows_size():
         assert "| n |" in table.splitlines()[0] or "n = " in table
 
 
+def assert_rate_axis_spans(ax, values):
+    """A log rate axis of bars: every bar and line inside it, and at least a decade below the
+    largest (bars start at the left edge: an edge just below the smallest bar stretched small
+    differences into long bars)."""
+    lo, hi = ax.get_xlim()
+    assert lo <= min(values) and hi > max(values), (ax.get_title(), (lo, hi), values)
+    assert lo <= max(values) / 10 * (1 + 1e-9), (ax.get_title(), lo, max(values))
+
+
 def test_tool_e2e_draws_wall_rates_ratios_and_the_copy_ceiling(tmp_path, keep):
     res = common.load(FIXTURES / "tool_e2e_cpu_only.json")
     mod = module("tool_e2e")
@@ -282,6 +291,7 @@ def test_tool_e2e_draws_wall_rates_ratios_and_the_copy_ceiling(tmp_path, keep):
             checked += 1
         cat = by[(dataset, "copy.cat")].bytes_per_second / 1e6
         assert any(close(line.get_xdata()[0], cat) for line in ax.lines), f"{dataset}: no line at cat's {cat} MB/s"
+        assert_rate_axis_spans(ax, [b.get_width() for b in bars.patches] + [cat])
         assert f"cat in > out {common.fmt_num(cat)} MB/s" in ax.get_title()
     assert checked == len([r for r in rows if not r.variant.startswith("copy.")])
     _, title = keep[-1]
@@ -397,6 +407,7 @@ def test_bz2_figures_draw_every_program_with_its_ratio(tmp_path, keep, experimen
             assert close(bar.get_width(), r.bytes_per_second / 1e6), (dataset, name)
             assert label == f"{r.counters['ratio']:.4f}"
             checked += 1
+        assert_rate_axis_spans(ax, [b.get_width() for b in ax.containers[0].patches])
     assert checked == len(rows) > 0
     _, title = keep[-1]
     assert_title_names_the_run(title, res)
