@@ -10,6 +10,10 @@ PARCOMP_APT_PACKAGES=(cmake ninja-build g++ clang ccache libbenchmark-dev nlohma
 # its rows are not always skipped rows to run later (tool.e2e lists gzip, codecs.landscape
 # nothing, where pigz is missing).
 PARCOMP_PEER_PROGRAMS=(lbzip2 bzip2 zstd pigz pbzip2)
+# How a whole-suite run is cut into parts (suite-call.sh) and merged again (suite-merge.sh): these
+# experiments get a part per dataset; enwik8's rows may stay skipped (not in the mirror).
+PARCOMP_SUITE_SPLIT='^(codecs\.landscape|bz2\.|tool\.e2e|thesis\.table4_[12]|parle\.)'
+PARCOMP_SUITE_ACCEPT_MISSING=(--accept-missing enwik8)
 
 # The peer programs missing from a folder (a bundle), space-separated; nothing when none is.
 missing_peers() {

@@ -218,7 +218,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("suite-call: a bundle of another commit taken", "scripts/suite-call.sh",
              '[[ "$built" == "$sha"* ]] || die', "true || die", "python"),
     Mutation("suite-call: the parts not returned", "scripts/suite-call.sh", "trap pack EXIT\n", "\n", "python"),
-    Mutation("suite-call: held rows not put back", "scripts/suite-call.sh", "pack() { restore; tar", "pack() { tar", "python"),
+    Mutation("suite-call: held rows not put back", "scripts/suite-call.sh", "pack() { restore; sweep; tar", "pack() { sweep; tar", "python"),
     Mutation("suite-call: a run merged while rows are held", "scripts/suite-call.sh",
              '  rm -f "$out/bench.json"\n  [ "$rc" -ne 0 ] || rc=3\n', "", "python"),
     Mutation("suite-call: dropped rows run all the same", "scripts/suite-call.sh",

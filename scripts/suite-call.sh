@@ -38,7 +38,7 @@ bundle=""
 mirrors=()
 deadline=500
 filter="."
-split='^(codecs\.landscape|bz2\.|tool\.e2e|thesis\.table4_[12]|parle\.)'
+split=$PARCOMP_SUITE_SPLIT
 hold=""
 drop=""
 why=""
@@ -201,7 +201,7 @@ nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"
 # The pinned bundle's own runner (run_experiments.py beside its parcomp-bench).
 python3 "$dest/bundle/run_experiments.py" "$bench" --out "$out/bench.json" --filter "$filter" --parts "$parts" \
-  --deadline "$deadline" --split "$split" --accept-missing enwik8 ${estimate[@]+"${estimate[@]}"} 2>&1 | tee "$out/run.log" >&2
+  --deadline "$deadline" --split "$split" "${PARCOMP_SUITE_ACCEPT_MISSING[@]}" ${estimate[@]+"${estimate[@]}"} 2>&1 | tee "$out/run.log" >&2
 rc=${PIPESTATUS[0]}
 # A part stopped at the deadline took at least that long: KEY.stopped keeps the longest such time.
 python3 - "$out/run.log" "$parts" <<'PY'

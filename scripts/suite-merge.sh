@@ -15,6 +15,7 @@
 # for scripts/compare and the RESULTS notes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"  # the suite's split, shared with suite-call.sh
 sha="" gpu="" bench=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,11 +34,10 @@ bench=${bench:-$root/../suite-$sha/build/bench/parcomp-bench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar xJf "$dir/parts.tar.xz" -C "$tmp"
-# The same split and accepted datasets as the calls (scripts/suite-call.sh's defaults).
+# The same split and accepted datasets as the calls (lib.sh's, suite-call.sh's defaults).
 status=0
 python3 "$root/scripts/run_experiments.py" "$bench" --out "$tmp/run.json" --parts "$tmp" --merge-only \
-  --split '^(codecs\.landscape|bz2\.|tool\.e2e|thesis\.table4_[12]|parle\.)' --accept-missing enwik8 \
-  2>"$tmp/merge.log" || status=$?
+  --split "$PARCOMP_SUITE_SPLIT" "${PARCOMP_SUITE_ACCEPT_MISSING[@]}" 2>"$tmp/merge.log" || status=$?
 grep -v ': done in an earlier call' "$tmp/merge.log" >&2 || true
 [ "$status" -eq 0 ] || { echo "suite-merge: $gpu's run at $sha is not complete (exit $status): nothing written" >&2; exit "$status"; }
 if [ -f "$dir/profile.json.gz" ]; then
