@@ -223,6 +223,12 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              '  rm -f "$out/bench.json"\n  [ "$rc" -ne 0 ] || rc=3\n', "", "python"),
     Mutation("suite-call: dropped rows run all the same", "scripts/suite-call.sh",
              "if n not in mine and n not in gone", "if n not in mine", "python"),
+    Mutation("suite_estimate: the rows left estimated by their count", "scripts/suite_estimate.py",
+             "share = rows_share(rows, base, names, todo)", "share = None", "python"),
+    Mutation("suite_estimate: another GPU's seconds taken as this one's", "scripts/suite_estimate.py",
+             "base = gpus[g].seconds[key] * slowdown(mine, gpus[g])", "base = gpus[g].seconds[key]", "python"),
+    Mutation("suite_estimate: a stop at a deadline forgotten", "scripts/suite_estimate.py",
+             "need = max(need or 0.0, 1.5 * mine.stopped[key] + 30)", "pass", "python"),
     Mutation("run_experiments: the merge forgets the dropped rows", "scripts/run_experiments.py",
              'doc["context"]["parcomp_dropped"] = dropped', "pass", "python"),
     Mutation("suite-call: a part stopped at the deadline forgotten", "scripts/suite-call.sh",
@@ -271,7 +277,8 @@ def tests_fail(kind: str, build_dir: Path) -> tuple[bool, str]:
         return r.returncode != 0, ("crashed (signal %d)" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode)
     files = ["tests/python/test_cli.py"] if kind == "cli" else ["tests/python/test_plot_content.py", "tests/python/test_plots.py",
                                                                  "tests/python/test_fetch.py", "tests/python/test_tools.py",
-                                                                 "tests/python/test_run_experiments.py", "tests/python/test_suite_call.py"]
+                                                                 "tests/python/test_run_experiments.py", "tests/python/test_suite_call.py",
+                                                                 "tests/python/test_suite_estimate.py"]
     r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", *files], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     failed = [l.split("::")[-1].split()[0] for l in r.stdout.splitlines() if l.startswith("FAILED")]
     return r.returncode != 0, (failed[0] if failed else ("exit %d" % r.returncode))

@@ -19,8 +19,9 @@
 # $OUT/parts.tar: commit it xz-compressed as that parts.tar.xz. Rows skipped for a dataset that is not there run again in a later call; enwik8 (served
 # only by its canonical URL, not by the mirror) may stay skipped. Once every part is there,
 # $OUT/bench.json is the merged run. --deadline (default 500) counts from the benchmarks'
-# start: no part starts that its estimate says would end later (the parts' seconds measured so
-# far on any GPU, else results/suite-SHA.estimate.json; $SUITE_ESTIMATE names another file), and
+# start: no part starts that its estimate says would end later (scripts/suite_estimate.py: the
+# parts' seconds measured so far on this GPU or another, a part's rows left by their own times,
+# else results/suite-SHA.estimate.json; $SUITE_ESTIMATE names another file), and
 # one running at the deadline is stopped and runs again; its seconds so far are kept in the parts
 # as KEY.stopped, and a later call's estimate for it is at least 1.5 times that plus 30 s.
 # --hold    rows (benchmark names) that this call leaves for a later one, though their part runs: for
@@ -136,37 +137,6 @@ PY
     || echo "suite-call: some datasets of $m could not be fetched (see fetch.log): their rows run in a later call" >&2
   echo "[$((SECONDS - t0))s] datasets from $m: $ids" >&2
 done
-# Each part's estimate: its measured seconds in this run on any GPU (a part that has rows left
-# excepted), else results/suite-SHA.estimate.json (a rough one, from older runs), else none
-# ($SUITE_ESTIMATE: a file of run_experiments.py's --estimate format instead).
-estimate=(--estimate "${SUITE_ESTIMATE:-$out/estimate.json}")
-[ -n "${SUITE_ESTIMATE:-}" ] || python3 - "$root" "$sha" "$parts" >"$out/estimate.json" <<'PY'
-import glob, json, os, sys
-root, sha, parts = sys.argv[1:4]
-ctx = {"unit_seconds": {}, "experiment_seconds": {}}
-rough = os.path.join(root, "results", f"suite-{sha}.estimate.json")
-if os.path.exists(rough):
-    c = json.load(open(rough))["context"]
-    ctx["unit_seconds"].update(c.get("unit_seconds", {}))
-    ctx["experiment_seconds"].update(c.get("experiment_seconds", {}))
-import tarfile
-done = set()
-def measured(names, read):
-    for n in names:
-        if n.endswith(".seconds") and n[: -len(".seconds")] + ".todo" not in names:
-            key = os.path.basename(n)[: -len(".seconds")]
-            ctx["unit_seconds"][key] = float(read(n))
-            done.add(key)
-    for n in names:  # stopped at a deadline, not yet finished anywhere: at least that long
-        key = os.path.basename(n)[: -len(".stopped")]
-        if n.endswith(".stopped") and key not in done:
-            ctx["unit_seconds"][key] = max(ctx["unit_seconds"].get(key, 0.0), 1.5 * float(read(n)) + 30)
-for archive in sorted(glob.glob(os.path.join(root, "results", "*", f"suite-{sha}", "parts.tar.xz"))):
-    with tarfile.open(archive) as t:
-        measured(set(t.getnames()), lambda n: t.extractfile(n).read())
-measured({os.path.join(parts, n) for n in os.listdir(parts)}, lambda n: open(n).read())
-print(json.dumps({"context": ctx, "benchmarks": []}))
-PY
 if [ -n "$hold$drop" ]; then
   python3 - "$dest/bundle" "$bench" "$parts" "$held" "$filter" "$split" "$hold" "$drop" "$why" <<'PY' || die "--hold/--drop: could not plan the rows"
 import json, re, sys
@@ -197,6 +167,14 @@ for u in rx.plan(bench, regex, [], split):
 json.dump(held, open(held_file, "w"))
 PY
 fi
+# Each part's estimate (scripts/suite_estimate.py): its seconds measured in this run on this GPU,
+# else on another (times how much slower this one has been), else results/suite-SHA.estimate.json's
+# rough ones; for a part with rows left, those rows' share by their own times; at least 1.5 times a
+# stop at a deadline plus 30 s. Made after --hold, for the rows this call will run
+# ($SUITE_ESTIMATE: a file of run_experiments.py's --estimate format instead).
+estimate=(--estimate "${SUITE_ESTIMATE:-$out/estimate.json}")
+[ -n "${SUITE_ESTIMATE:-}" ] || python3 "$root/scripts/suite_estimate.py" "$root" "$sha" "$parts" "$slug" "$dest/bundle" "$bench" \
+  "$filter" "$split" >"$out/estimate.json" || die "could not make the parts' estimate"
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"
 # The pinned bundle's own runner (run_experiments.py beside its parcomp-bench).

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""The estimate a whole-suite device call (scripts/suite-call.sh) gives its runner: how long each
+part still to do will take, so that no part starts that would run past the call's deadline.
+
+    scripts/suite_estimate.py ROOT SHA PARTS SLUG BUNDLE BENCH FILTER SPLIT > estimate.json
+
+ROOT is the checkout (results/<gpu>/suite-SHA/parts.tar.xz: every GPU's committed parts), PARTS
+the machine's parts folder (this GPU's, SLUG, newer than its committed ones), BUNDLE the pinned
+bundle (its run_experiments.py plans the units and says which rows of each are still to run, after
+--hold), BENCH its parcomp-bench. The output is run_experiments.py's --estimate format.
+
+For each unit with rows to run:
+- its seconds: this GPU's own where the part is done here; else another GPU's, times the 90th
+  percentile of this GPU's seconds over that GPU's on the parts both have done (at least 1: the
+  H100 took 0.77-1.19 times the H200's seconds, and a part estimated at the H200's 48 s was
+  stopped at 54 s on the H100); else results/suite-SHA.estimate.json's rough seconds;
+- the share of its rows still to run: by the rows' own timed seconds in a done part's JSON (each
+  row's iterations times its time, plus an even share of the part's untimed rest), where one
+  exists; else by the number of rows. The rows of one part differ by far (codecs.landscape on the
+  tarball: zstd -19 143 s, nvCOMP's LZ4 8.5 s on the H200), and by count the 12 slowest of 68 rows
+  were estimated at 108 s and stopped at the deadline after 173 s on the H100;
+- a part stopped at a deadline (KEY.stopped): at least 1.5 times that plus 30 s.
+The bundle's runner (575289d's too) scales a unit's estimate by the share of its rows to run, so
+the unit's seconds written are the rows' estimate divided by that share.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import sys
+import tarfile
+from pathlib import Path
+
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+class Parts:
+    """One GPU's parts: done units' seconds, stopped units' seconds, and done units' row seconds."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}   # units done (no KEY.todo)
+        self.stopped: dict[str, float] = {}
+        self.rows: dict[str, dict[str, float]] = {}  # done units: timed seconds per row
+
+    @classmethod
+    def read(cls, names: set[str], read) -> "Parts":
+        p = cls()
+        base = {os.path.basename(n): n for n in names}
+        for b, n in base.items():
+            if b.endswith(".seconds") and b[: -len(".seconds")] + ".todo" not in base:
+                p.seconds[b[: -len(".seconds")]] = float(read(n))
+            if b.endswith(".stopped"):
+                p.stopped[b[: -len(".stopped")]] = float(read(n))
+        for key in p.seconds:
+            rows: dict[str, float] = {}
+            for b, n in base.items():
+                if b == f"{key}.json" or (b.startswith(f"{key}.") and b.endswith(".json")
+                                          and b[len(key) + 1: -len(".json")].isdigit()):
+                    try:
+                        doc = json.loads(read(n))
+                    except (ValueError, TypeError):
+                        continue  # a file cut short: no row times from it
+                    for r in doc.get("benchmarks", []):
+                        if r.get("run_type", "iteration") != "iteration" or "real_time" not in r:
+                            continue
+                        name = r.get("run_name", r["name"])
+                        rows[name] = rows.get(name, 0.0) + (r["real_time"] * UNITS.get(r.get("time_unit", "ns"), 1e-9)
+                                                            * r.get("iterations", 1))
+            if rows:
+                p.rows[key] = rows
+        return p
+
+    @classmethod
+    def from_archive(cls, path: Path) -> "Parts":
+        with tarfile.open(path) as t:
+            return cls.read({n for n in t.getnames() if t.getmember(n).isfile()}, lambda n: t.extractfile(n).read())
+
+    @classmethod
+    def from_folder(cls, folder: Path) -> "Parts":
+        return cls.read({str(p) for p in folder.iterdir() if p.is_file()}, lambda n: Path(n).read_bytes())
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    s = sorted(values)
+    return s[max(0, math.ceil(q * len(s)) - 1)]
+
+
+def slowdown(mine: Parts, other: Parts, least_seconds: float = 5.0, least_parts: int = 3) -> float:
+    """How much longer than `other` this GPU takes: the 90th percentile of the ratios of the parts
+    both have done (those of at least `least_seconds` there), at least 1; 1 with fewer than
+    `least_parts` such parts."""
+    ratios = [mine.seconds[k] / s for k, s in other.seconds.items() if k in mine.seconds and s >= least_seconds]
+    return max(1.0, percentile(ratios, 0.9)) if len(ratios) >= least_parts else 1.0
+
+
+def rows_share(rows: dict[str, float], total: float, names: list[str], todo: list[str]) -> float | None:
+    """The share of a unit's seconds that its rows `todo` take, by the rows' timed seconds in a done
+    part plus an even share of the untimed rest; None where the part's rows are not all timed."""
+    if not names or any(n not in rows for n in names):
+        return None
+    timed = sum(rows[n] for n in names)
+    if timed <= 0:
+        return None
+    rest = max(0.0, total - timed) / len(names)
+    return sum(rows[n] + rest for n in todo) / max(total, timed)
+
+
+def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dict[str, Parts],
+             rough: dict) -> dict[str, float]:
+    """Seconds for each unit (key, all its rows, its rows to run) that has rows to run, in the
+    runner's terms (scaled up by the share of its rows it will run)."""
+    mine = gpus.get(slug, Parts())
+    others = sorted((g for g in gpus if g != slug),
+                    key=lambda g: -len(set(gpus[g].seconds) & set(mine.seconds)))
+    out: dict[str, float] = {}
+    for key, names, todo in units:
+        if not todo or not names:
+            continue
+        base, rows = None, None
+        if key in mine.seconds:
+            base, rows = mine.seconds[key], mine.rows.get(key)
+        else:
+            for g in others:
+                if key in gpus[g].seconds:
+                    base = gpus[g].seconds[key] * slowdown(mine, gpus[g])
+                    rows = gpus[g].rows.get(key)
+                    break
+        share = None
+        if base is None:
+            experiment = key.split("@")[0]
+            if key in rough.get("unit_seconds", {}):
+                base = float(rough["unit_seconds"][key])
+            elif experiment in rough.get("experiment_seconds", {}) and key == experiment:
+                base = float(rough["experiment_seconds"][experiment])
+        if base is not None and rows:
+            share = rows_share(rows, base, names, todo)
+        need = None if base is None else base * (share if share is not None else len(todo) / len(names))
+        if key in mine.stopped:
+            need = max(need or 0.0, 1.5 * mine.stopped[key] + 30)
+        if need is not None:
+            out[key] = round(need * len(names) / len(todo), 3)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 8:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    root, sha, parts, slug, bundle, bench, regex, split = argv
+    gpus: dict[str, Parts] = {}
+    for archive in sorted(glob.glob(os.path.join(root, "results", "*", f"suite-{sha}", "parts.tar.xz"))):
+        gpus[Path(archive).parent.parent.name] = Parts.from_archive(Path(archive))
+    if Path(parts).is_dir() and any(Path(parts).iterdir()):
+        gpus[slug] = Parts.from_folder(Path(parts))  # the machine's: at least as new as the committed ones
+    rough_file = Path(root) / "results" / f"suite-{sha}.estimate.json"
+    rough = json.loads(rough_file.read_text())["context"] if rough_file.exists() else {}
+    sys.path.insert(0, bundle)
+    import run_experiments as rx  # the bundle's own runner: its units, its part files
+    units = [(u.key, list(u.names), rx.PartState(Path(parts), u.key).todo(u)) for u in rx.plan(bench, regex, [], split)]
+    seconds = estimate(units, slug, gpus, rough)
+    print(json.dumps({"context": {"unit_seconds": seconds}, "benchmarks": []}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
