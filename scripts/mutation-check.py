@@ -226,7 +226,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("suite_estimate: the rows left estimated by their count", "scripts/suite_estimate.py",
              "share = rows_share(rows, base, names, todo)", "share = None", "python"),
     Mutation("suite_estimate: another GPU's seconds taken as this one's", "scripts/suite_estimate.py",
-             "base = gpus[g].seconds[key] * slowdown(mine, gpus[g])", "base = gpus[g].seconds[key]", "python"),
+             "base = gpus[g].seconds[key] * slower[g]", "base = gpus[g].seconds[key]", "python"),
     Mutation("suite_estimate: a stop at a deadline forgotten", "scripts/suite_estimate.py",
              "need = max(need or 0.0, 1.5 * mine.stopped[key] + 30)", "pass", "python"),
     Mutation("run_experiments: the merge forgets the dropped rows", "scripts/run_experiments.py",

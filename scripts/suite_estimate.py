@@ -115,6 +115,7 @@ def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dic
     mine = gpus.get(slug, Parts())
     others = sorted((g for g in gpus if g != slug),
                     key=lambda g: -len(set(gpus[g].seconds) & set(mine.seconds)))
+    slower = {g: slowdown(mine, gpus[g]) for g in others}
     out: dict[str, float] = {}
     for key, names, todo in units:
         if not todo or not names:
@@ -125,7 +126,7 @@ def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dic
         else:
             for g in others:
                 if key in gpus[g].seconds:
-                    base = gpus[g].seconds[key] * slowdown(mine, gpus[g])
+                    base = gpus[g].seconds[key] * slower[g]
                     rows = gpus[g].rows.get(key)
                     break
         share = None
@@ -161,7 +162,9 @@ def main(argv: list[str]) -> int:
     import run_experiments as rx  # the bundle's own runner: its units, its part files
     units = [(u.key, list(u.names), rx.PartState(Path(parts), u.key).todo(u)) for u in rx.plan(bench, regex, [], split)]
     seconds = estimate(units, slug, gpus, rough)
-    print(json.dumps({"context": {"unit_seconds": seconds}, "benchmarks": []}))
+    # Units with no estimate here fall back on the runner's own: their share of the experiment's.
+    ctx = {"unit_seconds": seconds, "experiment_seconds": rough.get("experiment_seconds", {})}
+    print(json.dumps({"context": ctx, "benchmarks": []}))
     return 0
 
 
