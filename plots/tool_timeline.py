@@ -69,6 +69,9 @@ def figure(doc: dict, path: Path, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import common  # the one way to a PNG (plots/common.py)
+
     spans = doc["spans"]
     if not spans:
         raise SystemExit(f"{path}: no spans (an empty input?)")
@@ -95,7 +98,7 @@ def figure(doc: dict, path: Path, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     stem = path.name.removesuffix(".gz").removesuffix(".json")
     target = out / f"{stem}.png"
-    fig.savefig(target, dpi=110)
+    common.write_png(fig, target)
     plt.close(fig)
     return target
 

@@ -22,6 +22,32 @@ def test_parse_name():
     assert (sweep["key"], sweep["value"], sweep["n"]) == ("list", 40, 0)
 
 
+def test_write_png_is_a_palette_image_with_the_plots_colours(tmp_path):
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i in range(4):  # lines and points in four of matplotlib's colours, antialiased
+        ax.plot(range(50), [x * (i + 1) for x in range(50)], color=f"C{i}", marker="o", ms=3)
+    ax.set_title("write_png")
+    rgba = io.BytesIO()
+    fig.savefig(rgba, dpi=110, format="png")
+    path = common.write_png(fig, tmp_path / "sub" / "f.png")
+    plt.close(fig)
+    with Image.open(path) as im:
+        assert im.mode == "P" and im.size == Image.open(rgba).size
+        colours = {c for _, c in im.convert("RGB").getcolors(1 << 16)}
+    for i in range(4):  # each line's own colour is there exactly, and white
+        rgb = tuple(round(255 * v) for v in matplotlib.colors.to_rgb(f"C{i}"))
+        assert rgb in colours, (i, rgb)
+    assert (255, 255, 255) in colours
+    assert path.stat().st_size < len(rgba.getvalue())
+
+
 def test_load_takes_the_median():
     res = common.load(FIXTURES / "parle_cpu_only.json")
     rows = res.select("parle.encode")
