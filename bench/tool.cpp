@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -198,6 +199,30 @@ struct Input {
   std::string unavailable;
 };
 
+// The work folder's file system, by statfs's magic number: the programs' outputs go there, and a
+// mapped or written 5.2 GB output costs more on a disk's file system than on tmpfs.
+std::string file_system_of(const fs::path& dir) {
+  struct statfs st {};
+  if (::statfs(dir.c_str(), &st) != 0) return "unknown";
+  switch (static_cast<unsigned long>(st.f_type)) {
+    case 0x01021994UL: return "tmpfs";
+    case 0xEF53UL: return "ext2/3/4";
+    case 0x58465342UL: return "xfs";
+    case 0x9123683EUL: return "btrfs";
+    case 0x794C7630UL: return "overlayfs";
+    case 0x6969UL: return "nfs";
+    case 0x65735546UL: return "fuse";
+    default: return fmt::format("f_type 0x{:x}", static_cast<unsigned long>(st.f_type));
+  }
+}
+
+// Every tool/ dataset record says where the inputs made here and the programs' outputs lived.
+void record_tool_input(const std::string& label, nlohmann::json record) {
+  record["work_dir"] = work_dir().string();
+  record["work_fs"] = file_system_of(work_dir());
+  record_dataset("tool/" + label, std::move(record));
+}
+
 // The dataset's file (the cache's, or the 25-fold tarball made in the work folder), read once so
 // that it is in the page cache.
 const Input& input_for(const std::string& label, const std::string& source) {
@@ -213,7 +238,7 @@ const Input& input_for(const std::string& label, const std::string& source) {
       in.sha256 = sha256_file(in.path);
       if (in.sha256 != d.sha256) throw std::runtime_error(in.path.string() + " could not be written whole");
       in.bytes = d.bytes.size();
-      record_dataset("tool/" + label, {{"dataset", d.name}, {"bytes", in.bytes}, {"sha256", in.sha256},
+      record_tool_input(label, {{"dataset", d.name}, {"bytes", in.bytes}, {"sha256", in.sha256},
                                        {"made", "datasets::load_corpus_tar: ustar of every manifest file of the corpus, sorted"}});
       return cache.emplace(label, std::move(in)).first->second;
     }
@@ -253,7 +278,7 @@ const Input& input_for(const std::string& label, const std::string& source) {
       if (in.sha256 != entry.sha256) throw std::runtime_error(file.string() + " is corrupt: sha256 differs from the manifest's");
     }
     in.bytes = fs::file_size(in.path);
-    record_dataset("tool/" + label, {{"dataset", entry.name}, {"bytes", in.bytes}, {"sha256", in.sha256},
+    record_tool_input(label, {{"dataset", entry.name}, {"bytes", in.bytes}, {"sha256", in.sha256},
                                      {"made", label == kX25 ? fmt::format("{} copies of {}", kX25Copies, entry.name) : "the cache's file"}});
   } catch (const std::exception& e) {
     in.unavailable = e.what();

@@ -108,6 +108,11 @@ def merge(paths: list[Path], context: Path | None = None, any_card: bool = False
         context_from = f"{context.name}: parcomp-bench --parcomp_device_info of the same bundle on the same machine ({info.get('date_utc')})"
     merged_runs = []
     cards: dict[tuple, dict] = {}
+    # Every file's dataset records (context.parcomp.datasets), not only the first's: a part's own
+    # inputs (tool/, bz2/, the real datasets) are recorded by the process that loaded them. One key
+    # with two sha256 is two inputs under one name: refused.
+    datasets: dict[str, dict] = {}
+    datasets_from: dict[str, Path] = {}
     # A name's entries (its repetitions share the name) all come from the first file that has it.
     by_name: dict[str, list[dict]] = {}
     order: list[str] = []
@@ -117,6 +122,12 @@ def merge(paths: list[Path], context: Path | None = None, any_card: bool = False
             raise MergeError(f"{path} is from another run than {first_path} (commit, build or GPU differ"
                              f"{'' if any_card else '; parts from several cards of one model: any_card'}): "
                              f"{identity(doc, full, any_card)} vs {identity(first, full, any_card)}")
+        for key, record in doc.get("context", {}).get("parcomp", {}).get("datasets", {}).items():
+            if key in datasets and datasets[key].get("sha256") != record.get("sha256"):
+                raise MergeError(f"dataset {key} differs between {datasets_from[key]} and {path} "
+                                 f"(sha256 {datasets[key].get('sha256')} vs {record.get('sha256')})")
+            datasets.setdefault(key, record)
+            datasets_from.setdefault(key, path)
         if card_of(doc):
             cards.setdefault((card_of(doc).get("gpu_uuid"), card_of(doc).get("host")), card_of(doc))
         if path is not first_path or repaired:
@@ -133,6 +144,8 @@ def merge(paths: list[Path], context: Path | None = None, any_card: bool = False
             by_name[name] = entries
     out = dict(first)
     out["context"] = dict(first["context"])
+    if datasets and "parcomp" in out["context"]:
+        out["context"]["parcomp"] = dict(out["context"]["parcomp"], datasets=dict(sorted(datasets.items())))
     out["context"]["merged_runs"] = first["context"].get("merged_runs", []) + merged_runs
     if context_from:
         out["context"]["parcomp_context_from"] = context_from

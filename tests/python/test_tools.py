@@ -428,6 +428,29 @@ def test_merge_results_parts_from_several_cards_of_one_model(tmp_path):
     assert r.returncode == 2, "another driver is not the same kind of card"
 
 
+def test_merge_results_keeps_every_parts_dataset_records(tmp_path):
+    """Each part records its own inputs: the merged file has all of them (the first file's alone
+    left a part's datasets out, and compare's data check with them); one key with two sha256 in
+    one run is refused."""
+    def part(name, rows, datasets):
+        ctx = {"parcomp_git_sha": "abc123", "parcomp_gpu": "NVIDIA H200", "parcomp_build_type": "Release",
+               "parcomp": {"build": {"git_sha": "abc123", "git_dirty": False, "build_type": "Release", "cuda_architectures": "90"},
+                           "device": {"name": "NVIDIA H200", "uuid": "GPU-a"}, "host": {"hostname": "vm"}, "datasets": datasets}}
+        p = tmp_path / name
+        p.write_text(json.dumps({"context": ctx, "benchmarks": [{"name": n, "real_time": 1.0} for n in rows]}))
+        return p
+    a = part("a.json", ["x/1"], {"parle/random/n=64": {"sha256": "11"}})
+    b = part("b.json", ["y/1"], {"tool/linux.tar": {"sha256": "22", "work_fs": "tmpfs"}, "parle/random/n=64": {"sha256": "11"}})
+    out = tmp_path / "m.json"
+    r = run(ROOT / "scripts" / "merge_results.py", a, b, "-o", out)
+    assert r.returncode == 0, r.stderr
+    ds = json.loads(out.read_text())["context"]["parcomp"]["datasets"]
+    assert ds == {"parle/random/n=64": {"sha256": "11"}, "tool/linux.tar": {"sha256": "22", "work_fs": "tmpfs"}}
+    c = part("c.json", ["z/1"], {"tool/linux.tar": {"sha256": "33"}})
+    r = run(ROOT / "scripts" / "merge_results.py", b, c, "-o", out)
+    assert r.returncode == 2 and "tool/linux.tar differs" in r.stderr, r.stderr
+
+
 # ---- scripts/shard_tests.py: sanitizer shards of about equal length ----------------------------------
 
 SHARD_TESTS = ROOT / "scripts" / "shard_tests.py"
