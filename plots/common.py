@@ -211,8 +211,7 @@ def save_figure(fig, res: Results, experiment: str, out: Path, paper_note: str, 
     # The title sits at the top edge whatever the figure's height (the default, 2% down, fell into
     # the first panels of a tall figure); tight_layout keeps the panels below it.
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = write_png(fig, out / f"{stem or experiment}.png")
+    path = write_png(fig, out / f"{stem or experiment}.png")  # makes the folder
     global LAST_FIGURE
     if KEEP_FIGURES:
         if LAST_FIGURE is not None and LAST_FIGURE is not fig:

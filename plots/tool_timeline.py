@@ -15,6 +15,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402  (the one way to a PNG: common.write_png)
+
 ORDER = ("reader", "input", "cuda", "prep", "gpu", "stage", "cpu", "writer")
 COLOURS = {"read": "C0", "CUDA start-up": "C7", "batch": "C3", "block": "C2", "write": "C1",
            "wait": "0.85", "prepare": "C4", "upload+sort": "C5", "encode": "C6", "download": "C8", "publish": "C9",
@@ -69,9 +72,6 @@ def figure(doc: dict, path: Path, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import common  # the one way to a PNG (plots/common.py)
-
     spans = doc["spans"]
     if not spans:
         raise SystemExit(f"{path}: no spans (an empty input?)")
@@ -95,7 +95,6 @@ def figure(doc: dict, path: Path, out: Path) -> Path:
     ax.legend(loc="lower right", fontsize=7)
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
     stem = path.name.removesuffix(".gz").removesuffix(".json")
     target = out / f"{stem}.png"
     common.write_png(fig, target)
