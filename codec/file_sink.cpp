@@ -3,8 +3,10 @@
 #include "common/parallel.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,7 +43,14 @@ FileSink::FileSink(int fd, std::string name, Mode mode, unsigned threads)
   map_ok_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && flags >= 0 && (flags & O_ACCMODE) == O_RDWR &&
             (flags & O_APPEND) == 0 && ::lseek(fd_, 0, SEEK_CUR) == 0 && populate_supported();
   map_from_ = mode == Mode::map ? 0 : kMapFromBytes;  // where mapping may start (see write())
+  if (mode == Mode::automatic && map_ok_) {
+    struct statfs sf {};
+    const long type = test_fs_type != 0 ? test_fs_type : (::fstatfs(fd_, &sf) == 0 ? static_cast<long>(sf.f_type) : 0);
+    map_ok_ = automatic_maps_on(type);
+  }
 }
+
+bool FileSink::automatic_maps_on(long fs_type) { return fs_type == TMPFS_MAGIC; }
 
 FileSink::~FileSink() {
   stop_filler();
