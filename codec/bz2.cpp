@@ -682,10 +682,17 @@ std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_
   rs.succ.resize(slots);
   rs.dist.resize(slots);
   rs.start.resize(slots);
-  std::uint32_t *succ = rs.succ.data(), *dist = rs.dist.data(), *start = rs.start.data();
-  // Every ruler walks to the next ruler on its cycle (ruler_walk's steps).
+  rs.resume.resize(slots);
+  rs.kept.resize(std::size_t{slots} * kRulerKept);
+  std::uint32_t *succ = rs.succ.data(), *dist = rs.dist.data(), *start = rs.start.data(), *resume = rs.resume.data();
+  std::uint8_t* kept = rs.kept.data();
+  // Every ruler walks to the next ruler on its cycle (ruler_walk's steps). Step k loads
+  // v_k = tt[x_k] (x_0 the ruler's row, x_{k+1} = v_k >> 8): the stretch's k-th byte is v_k's low
+  // byte (ruler_emit's), kept for k = 1 .. kRulerKept; resume holds v_m, m = min(d - 1, kRulerKept),
+  // from which the emit walks the bytes after the kept ones (at least the stretch's last, v_d's).
   struct Walk {
-    std::uint32_t slot, x, d;
+    std::uint32_t slot, x, d, v;
+    std::uint8_t* keep;
   };
   std::uint32_t next = 0;
   in_lanes<Walk>(
@@ -698,22 +705,28 @@ std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_
             dist[i] = 0;
             continue;
           }
-          w = {i, row, 0};
+          w = {i, row, 0, 0, kept + std::size_t{i} * kRulerKept};
           return true;
         }
         return false;
       },
       [&](Walk& w) {
-        w.x = tt[w.x] >> 8;
+        const std::uint32_t v = tt[w.x];
+        if (w.d <= kRulerKept) {
+          if (w.d >= 1) w.keep[w.d - 1] = static_cast<std::uint8_t>(v & 0xff);
+          w.v = v;
+        }
+        w.x = v >> 8;
         ++w.d;
         const std::uint32_t arrived = ruler_of(w.x, orig_ptr, n);
         if (arrived == kNoRuler && w.d < n) return false;
         succ[w.slot] = arrived;
         dist[w.slot] = w.d;
+        resume[w.slot] = w.v;
         return true;
       });
   const std::uint32_t cycle = ruler_rank(succ, dist, n, orig_ptr, start);
-  // Every ruler on origPtr's cycle writes its stretch (ruler_emit's steps).
+  // Every ruler on origPtr's cycle copies its kept bytes into place and walks the rest.
   struct Emit {
     std::uint32_t v, at, end;
   };
@@ -723,7 +736,11 @@ std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_
         while (next < slots) {
           const std::uint32_t i = next++;
           if (start[i] == kNoRuler) continue;
-          e = {tt[ruler_row(i, orig_ptr, n)], start[i], std::min(start[i] + dist[i], n)};
+          const std::uint32_t end = std::min(start[i] + dist[i], n);
+          if (start[i] >= end) continue;
+          const std::uint32_t copied = std::min(std::min(dist[i] - 1, kRulerKept), end - start[i]);
+          std::memcpy(out + start[i], kept + std::size_t{i} * kRulerKept, copied);
+          e = {resume[i], start[i] + copied, end};
           if (e.at < e.end) return true;
         }
         return false;

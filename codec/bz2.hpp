@@ -146,17 +146,22 @@ struct Where {
 
 // The ruler ranking's arrays (codec/common/bz2_block.hpp), one slot per ruler.
 struct RulerScratch {
-  std::vector<std::uint32_t> succ, dist, start;
+  std::vector<std::uint32_t> succ, dist, start, resume;
+  std::vector<std::uint8_t, HugePageAllocator<std::uint8_t>> kept;  // kRulerKept bytes a slot (not zeroed)
 };
 
 // The inverse BWT of the CPU reader: the bytes of the block whose rows tt links (tt[row] = next
 // row << 8 | byte, link_rows), from origPtr, into out[0..n); the same bytes as walk(), bzip2's n
 // steps. A lone walk waits for each of its n cache misses (a 900k block's links are 3.6 MB). This
 // one ranks the chain with the GPU's rulers (ruler_row, ruler_of, ruler_rank) and walks
-// kRulerLanes rulers at once on the one core, so that their misses overlap: twice the steps, a
-// fraction of the waiting. Returns the length of origPtr's cycle (n, or a divisor of n for a
-// periodic block).
+// kRulerLanes rulers at once on the one core, so that their misses overlap. Each ruler's walk keeps
+// the first kRulerKept bytes of its stretch (ours): once ranked they are copied into place, and
+// only the rest of a longer stretch (about 2% of a random block's bytes at a ruler every 256 rows)
+// and each stretch's last byte are walked again, so the n steps are taken about once, not twice
+// (the GPU's ruler_emit walks every stretch again). Returns the length of origPtr's cycle (n, or a
+// divisor of n for a periodic block).
 inline constexpr int kRulerLanes = 32;
+inline constexpr std::uint32_t kRulerKept = 1024;
 std::uint32_t walk_rulers(const std::uint32_t* tt, std::uint32_t n, std::uint32_t orig_ptr, std::uint8_t* out, RulerScratch& rs);
 
 // The working memory of decode_block, reused from block to block.
