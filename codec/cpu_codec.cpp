@@ -283,6 +283,8 @@ namespace {
 
 // L, the primary row and (stride != 0) the rows of every stride-th rotation, as the oracle
 // (reference::bwt_rotations) defines them.
+constexpr std::size_t kParallelSortFrom = std::size_t{1} << 16;  // bytes of a block (forward_bwt)
+
 std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, std::vector<std::uint32_t>* samples,
                           std::size_t stride, Workspace::Buffers& b, unsigned threads = 1) {
   const std::size_t n = t.size();
@@ -300,7 +302,10 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
     std::memcpy(r + (n - shift), t.data(), shift);
     rp[0] = r[n - 1];
     std::int32_t* sa = Workspace::Buffers::at_least(b.sa, n);
-    if (!parallel_suffix_sort({r, n}, sa, threads) && divsufsort(r, sa, static_cast<saidx_t>(n)) != 0)
+    // Below 64 KiB libdivsufsort takes a millisecond or two on one thread, less than the parallel
+    // sort's set-up (its bucket counts zeroed and faulted in: 0.5 MiB, most of a 1 kB file's block).
+    const unsigned sort_threads = n >= kParallelSortFrom ? threads : 1;
+    if (!parallel_suffix_sort({r, n}, sa, sort_threads) && divsufsort(r, sa, static_cast<saidx_t>(n)) != 0)
       throw std::runtime_error("divsufsort failed");
     // The R positions of the original rotations wanted: 0 (the primary) and every stride-th.
     const std::size_t to_r = (n - shift) % n;  // original position 0 in R

@@ -36,7 +36,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 struct InBlock {
   std::uint64_t seq = 0;
-  Bytes bytes;
+  RawBytes bytes;  // grown without zeroing: read() fills it (a 1 kB file's block no longer zeroes 1 MiB)
 };
 // A worker's result: consecutive blocks' index entries and payloads (the writer groups them into
 // frames of frame_blocks blocks, whoever compressed them: the stream's bytes do not depend on the
