@@ -281,9 +281,10 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
 
 namespace {
 
+constexpr std::size_t kParallelSortFrom = std::size_t{1} << 16;  // bytes of a block (forward_bwt)
+
 // L, the primary row and (stride != 0) the rows of every stride-th rotation, as the oracle
 // (reference::bwt_rotations) defines them.
-constexpr std::size_t kParallelSortFrom = std::size_t{1} << 16;  // bytes of a block (forward_bwt)
 
 std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, std::vector<std::uint32_t>* samples,
                           std::size_t stride, Workspace::Buffers& b, unsigned threads = 1) {
