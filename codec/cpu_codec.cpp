@@ -120,6 +120,26 @@ std::uint64_t compare_budget(std::size_t n, unsigned threads) {
 
 struct OverBudget {};
 
+// Suffixes i and j of t[0 .. n) known equal in their first `from` bytes: the rest compared, eight
+// bytes a step. -1: i first, 1: j first, 0: one is a prefix of the other. `k` ends past the bytes
+// looked at (the comparisons' steps are counted from it).
+inline int compare_tails(const std::uint8_t* t, std::size_t n, std::size_t i, std::size_t j, std::size_t from, std::size_t& k) {
+  const std::size_t lim = n - std::max(i, j);
+  for (k = from; k + 8 <= lim; k += 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, t + i + k, 8);
+    std::memcpy(&b, t + j + k, 8);
+    if (a != b) return __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;
+  }
+  for (; k < lim; ++k)
+    if (t[i + k] != t[j + k]) {
+      const int verdict = t[i + k] < t[j + k] ? -1 : 1;
+      ++k;
+      return verdict;
+    }
+  return 0;
+}
+
 // t[i ..] big-endian, 8 bytes, zeros past the end.
 inline std::uint64_t key8(const std::uint8_t* t, std::size_t n, std::size_t i) {
   if (i + 8 <= n) {
@@ -131,12 +151,58 @@ inline std::uint64_t key8(const std::uint8_t* t, std::size_t n, std::size_t i) {
   for (std::size_t k = 0; k < 8; ++k) v = v << 8 | (i + k < n ? t[i + k] : 0u);
   return v;
 }
+// On few threads the budget is small and a repetitive block is declined, but the sample below
+// comes after the counting and the scatter: on two threads a 900 kB XML block was declined after
+// 5 ms (counting 1.3, scatter 2.5, sample 1.2), a tenth of libdivsufsort's time, while the block's
+// other threads waited. So first a probe, before any of it: in the block's first eighth, the
+// suffixes of one in 64 first-two-byte pairs, sorted by their bytes as the buckets would be. Their
+// steps a suffix, times the block's suffixes, foretell the sort's; past the budget, decline. (A
+// pass over the whole block took 1 ms, the probe's sort as long again; an eighth's repeats with the
+// rest of the block are still compared, its suffixes only meet fewer peers: the probe foretells
+// fewer steps than the sort takes, and the sample below still checks what it lets through.)
+bool probe_over_budget(const std::uint8_t* t, std::size_t n, std::uint64_t budget) {
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> v;  // (bytes 0 .. 7, suffix)
+  const std::size_t part = n / 8;
+  v.reserve(part / 24 + 16);
+  for (std::size_t i = 0; i < part; ++i) {
+    const std::uint32_t pair = static_cast<std::uint32_t>(t[i]) << 8 | (i + 1 < n ? t[i + 1] : 0u);
+    if ((pair * 2654435761u) >> 26 == 0) v.emplace_back(key8(t, n, i), static_cast<std::uint32_t>(i));
+  }
+  if (v.size() < 1024) return false;  // too few to foretell anything: the sort's own sample decides
+  // The probe's share of the budget: as many steps a suffix as the budget allows a byte.
+  const std::uint64_t limit = budget * v.size() / n;
+  std::uint64_t steps = 0;
+  auto tail_less = [&](std::size_t i, std::size_t j) {  // equal in bytes 0 .. 7
+    std::size_t k = 0;
+    const int verdict = compare_tails(t, n, i, j, 8, k);
+    steps += 1 + (k - 8) / 8;
+    if (steps > limit) throw OverBudget{};
+    return verdict != 0 ? verdict < 0 : i > j;
+  };
+  try {
+    std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return tail_less(a.second, b.second);
+    });
+  } catch (const OverBudget&) {
+    return true;
+  }
+  return false;
+}
+
+// Threads up to which the probe runs (about 0.3 ms of one thread for 900 kB of prose, 2-core VM):
+// above, the budget is large, few blocks are declined, and the probe would be a larger share of
+// the sort's shorter time. On the VM a 900 kB XML block was declined in 0.5 ms instead of 4.5-4.9
+// on two threads, 0.7-1.0 instead of 9.5-11 on four (oversubscribed); prose and book1 accepted
+// within the runs' noise.
+constexpr unsigned kProbeUpToThreads = 8;
 }  // namespace
 
 bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, unsigned threads) {
   const std::size_t n = text.size();
   const std::uint8_t* t = text.data();
   if (threads < 2 || n < 2 || n > static_cast<std::size_t>(INT32_MAX)) return false;
+  if (threads <= kProbeUpToThreads && probe_over_budget(t, n, compare_budget(n, threads))) return false;
   // Buckets by the first two bytes (a zero after the last byte: the one-byte suffix x shares the
   // bucket of the suffixes "x\0...", and the comparison below puts it first, as the shorter).
   auto b2 = [&](std::size_t i) { return static_cast<std::uint32_t>(t[i]) << 8 | (i + 1 < n ? t[i + 1] : 0u); };
@@ -238,20 +304,8 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
     // Two suffixes equal in their first 10 bytes (zeros past the end): the rest compared; where
     // one is a prefix of the other, the shorter (the later start) is the smaller.
     auto tail_less = [&](std::size_t i, std::size_t j) {
-      const std::size_t lim = n - std::max(i, j);
-      std::size_t k = 10;
-      int verdict = 0;  // -1: i first, 1: j first, 0: one is a prefix of the other
-      for (; k + 8 <= lim; k += 8) {
-        std::uint64_t a, b;
-        std::memcpy(&a, t + i + k, 8);
-        std::memcpy(&b, t + j + k, 8);
-        if (a != b) {
-          verdict = __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;
-          break;
-        }
-      }
-      for (; verdict == 0 && k < lim; ++k)
-        if (t[i + k] != t[j + k]) verdict = t[i + k] < t[j + k] ? -1 : 1;
+      std::size_t k = 0;
+      const int verdict = compare_tails(t, n, i, j, 10, k);
       looked += 1 + (k - 10) / 8;
       if (looked > (std::uint64_t{1} << 14)) {  // the shared count, now and then
         if (spent.fetch_add(looked) + looked > limit) over.store(true);

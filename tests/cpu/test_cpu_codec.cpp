@@ -141,6 +141,8 @@ TEST(CpuCodec, ParallelSuffixSortDeclinesWhatItCannotShareOrWouldTakeLong) {
   Bytes repeated;
   for (int k = 0; k < 200; ++k) repeated.insert(repeated.end(), unit.begin(), unit.end());
   EXPECT_FALSE(cpu::parallel_suffix_sort(repeated, sa.data(), 4)) << "past the comparison budget";
+  // Sixteen threads: no probe before the sort (cpu_codec.cpp), the sample and the hard limit decline it.
+  EXPECT_FALSE(cpu::parallel_suffix_sort(repeated, sa.data(), 16)) << "past the comparison budget, sixteen threads";
 }
 
 // A .bz2 block on threads: the same bits as on one (the parallel sort, and from four threads the
