@@ -140,6 +140,10 @@ inline int compare_tails(const std::uint8_t* t, std::size_t n, std::size_t i, st
   return 0;
 }
 
+// Whether the first-two-byte pair is one of the sampled ones: one pair in 2^(32 - shift), by a
+// multiplicative hash (the sort's sample takes shift 28, the probe's 26).
+inline bool sampled_pair(std::uint32_t pair, int shift) { return (pair * 2654435761u) >> shift == 0; }
+
 // t[i ..] big-endian, 8 bytes, zeros past the end.
 inline std::uint64_t key8(const std::uint8_t* t, std::size_t n, std::size_t i) {
   if (i + 8 <= n) {
@@ -166,7 +170,7 @@ bool probe_over_budget(const std::uint8_t* t, std::size_t n, std::uint64_t budge
   v.reserve(part / 24 + 16);
   for (std::size_t i = 0; i < part; ++i) {
     const std::uint32_t pair = static_cast<std::uint32_t>(t[i]) << 8 | (i + 1 < n ? t[i + 1] : 0u);
-    if ((pair * 2654435761u) >> 26 == 0) v.emplace_back(key8(t, n, i), static_cast<std::uint32_t>(i));
+    if (sampled_pair(pair, 26)) v.emplace_back(key8(t, n, i), static_cast<std::uint32_t>(i));
   }
   if (v.size() < 1024) return false;  // too few to foretell anything: the sort's own sample decides
   // The probe's share of the budget: as many steps a suffix as the budget allows a byte.
@@ -278,7 +282,7 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
   for (const std::uint32_t k : order) {
     const std::uint32_t size = start[k + 1] - start[k];
     all_suffixes += size;
-    if ((k * 2654435761u) >> 28 == 0) {
+    if (sampled_pair(k, 28)) {
       sample.push_back(k);
       sample_suffixes += size;
     } else {
@@ -339,7 +343,6 @@ constexpr std::size_t kParallelSortFrom = std::size_t{1} << 16;  // bytes of a b
 
 // L, the primary row and (stride != 0) the rows of every stride-th rotation, as the oracle
 // (reference::bwt_rotations) defines them.
-
 std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, std::vector<std::uint32_t>* samples,
                           std::size_t stride, Workspace::Buffers& b, unsigned threads = 1) {
   const std::size_t n = t.size();
