@@ -135,7 +135,10 @@ class Job {
   std::vector<Item> claim(std::size_t max, bool wait_full) {
     std::unique_lock lock(m);
     cv.wait(lock, [&] {
-      return stop || (input_done && pending.empty()) || (!pending.empty() && (!wait_full || pending.size() >= max || input_done));
+      // A GPU takes less than a batch where the reader waits for room (a cap below the batch:
+      // --blocks-in-flight): no more blocks come until some are written.
+      return stop || (input_done && pending.empty()) ||
+             (!pending.empty() && (!wait_full || pending.size() >= max || input_done || read_blocks - written_blocks >= cap));
     });
     std::vector<Item> out;
     if (stop) return out;

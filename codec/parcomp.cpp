@@ -99,6 +99,8 @@ void usage(std::FILE* to) {
                "                      more memory, more GPUs do not\n"
                "      --gpu-lanes N   batches each GPU works on at once, each with its own stream and buffers\n"
                "                      (default 4; .bz2: 3 in compression, decompression has its own)\n"
+               "      --blocks-in-flight N  blocks read and not yet written, at most (memory); default: 4 per\n"
+               "                      CPU worker, and the batches each GPU works on and has queued\n"
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
                "      --output-io M   how an output file is written: auto (the default: write() calls, and on tmpfs\n"
@@ -238,6 +240,8 @@ Cli parse_args(int argc, char** argv) {
       else if (v == "write") c.output_io = engine::FileSink::Mode::write;
       else if (v == "map") c.output_io = engine::FileSink::Mode::map;
       else throw UsageError("--output-io must be auto, write or map, not " + v);
+    } else if (a == "--blocks-in-flight") {
+      c.engine.max_blocks_in_flight = count_in(a, value(), 1, std::size_t{1} << 20);
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);

@@ -200,6 +200,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if ((mapping_ || extended_) && ::ftruncate(", "if (mapping_ && ::ftruncate(", "cpu"),
     Mutation("FileSink: the pages' faults not checked, a full disk raising SIGBUS", "codec/file_sink.cpp",
              "            if (e == 0) continue;", "            continue;", "cli"),
+    Mutation("engine: a GPU's claim waits for a full batch past the reader's room", "codec/engine_detail.hpp",
+             " || read_blocks - written_blocks >= cap));", "));", "cpu"),
     Mutation("engine: each GPU takes the whole batch", "codec/engine_detail.hpp",
              "(o.gpu_batch_blocks + gpus - 1) / gpus);", "(o.gpu_batch_blocks + gpus - 1) / 1);", "cpu"),
     Mutation("engine: may_use_gpus with the formats' rules swapped", "codec/engine.cpp",

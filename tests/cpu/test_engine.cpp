@@ -16,6 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <numeric>
+
 #include <memory>
 #include <mutex>
 #include <set>
@@ -396,6 +399,43 @@ TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
       EXPECT_EQ(workers_that_worked.size(), 1u);
     }
   }
+}
+
+// A GPU's claim waits for a full batch while the input is coming, but not past the reader's room:
+// with a cap below the batch (parcomp --blocks-in-flight) the reader stops at the cap and the GPU
+// takes what is there (it used to wait for ever).
+TEST(EngineJob, AGpuTakesLessThanABatchWhereTheReaderWaitsForRoom) {
+  TracedJob job;
+  job.cap = 3;
+  std::thread reader([&] {
+    for (std::uint64_t k = 0; k < 8; ++k) {
+      if (!job.wait_for_room()) return;
+      job.push(TraceItem{k});
+    }
+    job.finish_input();
+  });
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {  // a claim that waits for ever fails the test instead of hanging it
+    for (int k = 0; k < 1000 && !done; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!done) job.fail(std::make_exception_ptr(std::runtime_error("a claim waited for 10 s")));
+  });
+  std::vector<std::size_t> sizes;
+  for (std::uint64_t first = 0;;) {
+    const auto batch = job.claim(5, true);
+    if (batch.empty()) break;
+    sizes.push_back(batch.size());
+    EXPECT_EQ(batch.front().seq, first);
+    job.publish(first, 0, batch.size());
+    ASSERT_TRUE(job.next_in_order().has_value());
+    job.mark_written(batch.size());
+    first += batch.size();
+  }
+  done = true;
+  watchdog.join();
+  reader.join();
+  EXPECT_FALSE(job.error) << "the GPU's claim waited for a full batch the reader could not bring";
+  EXPECT_EQ(std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}), 8u);
+  for (const std::size_t n : sizes) EXPECT_LE(n, 3u);
 }
 
 // The GPUs' batch is split among them (Job::gpu_batch, set by manage_gpus): with G GPUs each takes
