@@ -52,12 +52,26 @@ void GpuBlockDecoder::run() {
   ready_host(count_ * std::size_t{limit_});  // while the GPU decodes
 }
 
+void GpuBlockDecoder::HostFree::operator()(std::uint8_t* p) const {
+  if (pinned)
+    PARCOMP_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
+  else
+    delete[] p;
+}
+
 void GpuBlockDecoder::ready_host(std::size_t bytes) {
   if (bytes <= host_bytes_) return;
   PARCOMP_NVTX_RANGE("bz2::GpuBlockDecoder::ready_host");
   host_.reset();
   host_bytes_ = 0;
-  host_.reset(new std::uint8_t[bytes]);  // not zeroed: the copies back write every byte read
+  void* pinned = nullptr;
+  if (cudaMallocHost(&pinned, bytes) == cudaSuccess) {
+    host_ = std::unique_ptr<std::uint8_t[], HostFree>(static_cast<std::uint8_t*>(pinned), HostFree{true});
+    host_bytes_ = bytes;
+    return;
+  }
+  (void)cudaGetLastError();  // not sticky: pageable memory instead
+  host_ = std::unique_ptr<std::uint8_t[], HostFree>(new std::uint8_t[bytes], HostFree{false});  // not zeroed: the copies back write every byte read
   host_bytes_ = bytes;
   constexpr std::size_t kPiece = std::size_t{4} << 20, kPage = 4096;
   std::uint8_t* const p = host_.get();

@@ -64,10 +64,16 @@ class GpuBlockDecoder {
   DeviceBuffer<bz2gpu::BatchBlock> table_;
   DeviceBuffer<BlockSymbols> info_;
   DeviceBytes scratch_;
-  // The decoded bytes' host copy, kept from batch to batch: its pages touched once, on every host
-  // thread while the GPU decodes the first batch (run()), so the copies back do not stop on page
-  // faults (an H100 trace at 656702b: 1.1 GB/s into fresh memory, 0.94 of 2.0 s on 5 copies).
-  std::unique_ptr<std::uint8_t[]> host_;
+  // The decoded bytes' host copy, kept from batch to batch and allocated while the GPU decodes the
+  // first batch (run()): pinned, so that the copies back run at the link's rate (pageable ones took
+  // 31 ms of each 256-block batch, 8 GB/s, on the lane that bounds 25 copies: H100 host, 052a1da);
+  // where pinning fails, pageable memory with its pages touched on every host thread, so the copies
+  // back do not stop on page faults (an H100 trace at 656702b: 1.1 GB/s into fresh memory).
+  struct HostFree {
+    bool pinned;  // no default member initialiser: the enclosing class is not complete here
+    void operator()(std::uint8_t* p) const;
+  };
+  std::unique_ptr<std::uint8_t[], HostFree> host_;
   std::size_t host_bytes_ = 0;
   void ready_host(std::size_t bytes);
 };

@@ -39,6 +39,13 @@ using Bytes = std::vector<std::uint8_t>;
 // on 1, 5 and 25 copies of the tarball, against 0.63-0.67, 1.38-1.40 and 5.13-5.18 s with 64 and
 // 4.72-4.78 s with 256 (before the lanes, at 9753843, 64 had beaten 512 by far: the reader waited).
 constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 256;
+// .bz2 decompression's batches in flight per GPU: the two the GPU worker's slots hold (one
+// decoding, one being ended on the host), the one the writer is writing and the one being read.
+// With three (kGpuBatchesInFlight) the reader waited for room at the cap nearly all the time, the
+// next batch was never there when a slot was free, and each batch's upload, kernels, download
+// and end ran one after the other: 25 copies of lbzip2's file in 3.05-3.15 s on an H100 host
+// (052a1da, blocks in flight at the cap of 784 from 0.4 s on; session 14's trace).
+constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
 // flight per GPU: one in each lane, one readied in the slot, one being readied.
 // Three: on 25 copies of the tarball on the H200 (f23489a, one call), 2 lanes took 4.74 s at
@@ -851,7 +858,8 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     if (o.on_progress) o.on_progress({st.compressed_bytes, written, since(t0)});
   };
   auto gpu_manager = [&] {
-    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_decompress(job, o, st, stats_m, d); }, kGpuBatchesInFlight, gpu_first) &&
+    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_decompress(job, o, st, stats_m, d); }, kBz2GpuDecompressBatchesInFlight,
+                     gpu_first) &&
         gpu_first)
       cpu_fallback(job, o, st, stats_m, cpu_worker);
   };
