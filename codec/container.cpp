@@ -35,8 +35,18 @@ void put_u64s(std::vector<std::uint8_t>& out, std::span<const std::uint64_t> v) 
 }
 
 std::vector<std::uint8_t> assemble(Layout layout, const std::vector<std::vector<std::uint8_t>>& payloads) {
-  if (payloads.size() != layout.blocks.size()) throw ContractError("pipeline::assemble: one payload per block");
+  const std::vector<std::span<const std::uint8_t>> views(payloads.begin(), payloads.end());
   std::vector<std::uint8_t> out;
+  assemble_into(std::move(layout), views, out);
+  return out;
+}
+
+void assemble_into(Layout layout, std::span<const std::span<const std::uint8_t>> payloads, std::vector<std::uint8_t>& out) {
+  if (payloads.size() != layout.blocks.size()) throw ContractError("pipeline::assemble: one payload per block");
+  std::size_t total = kHeaderBytes + entry_bytes(layout.config) * layout.blocks.size() + 4;
+  for (const auto& p : payloads) total += p.size();
+  out.clear();
+  out.reserve(total);
   put<std::uint32_t>(out, 0x504D4350u);  // "PCMP"
   put<std::uint16_t>(out, static_cast<std::uint16_t>(kVersion));
   put<std::uint8_t>(out, static_cast<std::uint8_t>(layout.config));
@@ -63,7 +73,6 @@ std::vector<std::uint8_t> assemble(Layout layout, const std::vector<std::vector<
   }
   put<std::uint32_t>(out, crc32(std::span(out).subspan(index_start)));
   for (const auto& p : payloads) out.insert(out.end(), p.begin(), p.end());
-  return out;
 }
 
 Layout parse(std::span<const std::uint8_t> file) {

@@ -70,6 +70,9 @@ using parcomp::crc32;  // codec/common/crc32.hpp
 // Writes header and index for `layout` (offsets assigned here, payloads back to back after the
 // index) followed by the payloads.
 std::vector<std::uint8_t> assemble(Layout layout, const std::vector<std::vector<std::uint8_t>>& payloads);
+// The same into `out` (its bytes replaced, its capacity kept: no page faults for a buffer reused
+// from batch to batch), from views of the payloads.
+void assemble_into(Layout layout, std::span<const std::span<const std::uint8_t>> payloads, std::vector<std::uint8_t>& out);
 // Reads and checks header and index; payload i is file[blocks[i].payload_offset, + payload_bytes).
 Layout parse(std::span<const std::uint8_t> file);
 

@@ -59,6 +59,9 @@ class GpuDecompressor {
   // Another file for the same object: parsed and checked; the device buffers of the last load()
   // are kept and grow only when this file needs more.
   void reset(std::span<const std::uint8_t> file);
+  // The same with the file's bytes taken from `file`, which gets the last file's buffer back (its
+  // capacity, for the caller's next file: no copy, no fresh pages).
+  void take(std::vector<std::uint8_t>& file);
   void load(cudaStream_t stream);
   StageTimes run(cudaStream_t stream);
   std::vector<std::uint8_t> output(cudaStream_t stream);
@@ -69,6 +72,7 @@ class GpuDecompressor {
  private:
   struct State;
   std::unique_ptr<State> s_;
+  void parse_file();  // the layout of s_->file, checked
 };
 
 // Whole-file helpers (upload, run, download).
