@@ -49,7 +49,15 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
 
 void GpuBlockDecoder::run() {
   bz2gpu::decode_batch(table_.data(), count_, limit_, info_.data(), out_.data(), scratch_.data(), scratch_.size_bytes(), stream_, walk_);
-  ready_host(count_ * std::size_t{limit_});  // while the GPU decodes
+  const std::size_t bytes = count_ * std::size_t{limit_};
+  if (bytes > host_bytes_ && !host_ready_.valid()) {  // while the GPU decodes, off the lane's thread
+    int device = 0;
+    PARCOMP_CUDA_CHECK(cudaGetDevice(&device));
+    host_ready_ = std::async(std::launch::async, [this, bytes, device] {
+      PARCOMP_CUDA_CHECK(cudaSetDevice(device));
+      ready_host(bytes);
+    });
+  }
 }
 
 void GpuBlockDecoder::HostFree::operator()(std::uint8_t* p) const {
@@ -96,6 +104,7 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
   for (std::size_t i = 0; i < count_; ++i)
     offset[i + 1] = offset[i] + (info[i].error == BlockError::none ? info[i].nblock : 0);
   // Into the kept host copy (its pages already touched); the copies cover every byte finish reads.
+  if (host_ready_.valid()) host_ready_.get();  // run()'s allocation (its error, if any, thrown here)
   ready_host(std::max<std::size_t>(offset[count_], 1));
   std::uint8_t* const bytes = host_.get();
   for (std::size_t i = 0; i < count_; ++i)
