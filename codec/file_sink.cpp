@@ -35,22 +35,19 @@ bool populate_supported() {
 
 }  // namespace
 
-FileSink::FileSink(int fd, std::string name, Mode mode, unsigned threads, bool preallocate)
+FileSink::FileSink(int fd, std::string name, Mode mode, unsigned threads)
     : fd_(fd), name_(std::move(name)), threads_(threads != 0 ? threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u)) {
+  if (mode == Mode::write) return;
   struct stat st {};
   const int flags = ::fcntl(fd_, F_GETFL);
-  const bool empty_file = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && flags >= 0 &&
-                          (flags & O_APPEND) == 0 && ::lseek(fd_, 0, SEEK_CUR) == 0;
-  long type = 0;
-  if (empty_file) {
-    struct statfs sf {};
-    type = test_fs_type != 0 ? test_fs_type : (::fstatfs(fd_, &sf) == 0 ? static_cast<long>(sf.f_type) : 0);
-  }
-  prealloc_ok_ = preallocate && empty_file && type != TMPFS_MAGIC;
-  if (mode == Mode::write) return;
-  map_ok_ = empty_file && (flags & O_ACCMODE) == O_RDWR && populate_supported();
+  map_ok_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && flags >= 0 && (flags & O_ACCMODE) == O_RDWR &&
+            (flags & O_APPEND) == 0 && ::lseek(fd_, 0, SEEK_CUR) == 0 && populate_supported();
   map_from_ = mode == Mode::map ? 0 : kMapFromBytes;  // where mapping may start (see write())
-  if (mode == Mode::automatic && map_ok_) map_ok_ = automatic_maps_on(type);
+  if (mode == Mode::automatic && map_ok_) {
+    struct statfs sf {};
+    const long type = test_fs_type != 0 ? test_fs_type : (::fstatfs(fd_, &sf) == 0 ? static_cast<long>(sf.f_type) : 0);
+    map_ok_ = automatic_maps_on(type);
+  }
 }
 
 bool FileSink::automatic_maps_on(long fs_type) { return fs_type == TMPFS_MAGIC; }
@@ -65,20 +62,7 @@ void FileSink::fail(int err, const std::string& what) const {
   throw std::system_error(err, std::generic_category(), "write failed: " + name_ + (what.empty() ? "" : ": " + what));
 }
 
-void FileSink::reserve(std::uint64_t end) {
-  if (end <= reserved_to_ || end < kPreallocFromBytes) return;
-  const std::uint64_t from = std::max(reserved_to_, pos_);
-  const std::uint64_t to = (end + kPreallocStepBytes - 1) / kPreallocStepBytes * kPreallocStepBytes;
-  extended_ = true;  // cut to what was written at finish(), also after a refusal (it may have lengthened the file)
-  if (::fallocate(fd_, 0, static_cast<off_t>(from), static_cast<off_t>(to - from)) != 0) {
-    prealloc_ok_ = false;  // no fallocate() here, or no room for the reserve: write() calls as they come
-    return;
-  }
-  reserved_to_ = to;
-}
-
 void FileSink::write_calls(const std::uint8_t* buf, std::size_t n) {
-  if (prealloc_ok_) reserve(pos_ + n);
   while (n > 0) {
     const ssize_t w = ::write(fd_, buf, n);
     if (w < 0) {

@@ -16,15 +16,6 @@
 // files opened write-only, kernels without MADV_POPULATE_WRITE (before Linux 5.14), file systems
 // that refuse the first window's mapping for another reason than room (shared writable mappings
 // are not everywhere) and Mode::write take write() calls.
-//
-// write() calls into a file on a disk file system reserve its blocks ahead (`preallocate`, the
-// program's own output files): past its first kPreallocFromBytes the file is lengthened by
-// fallocate() kPreallocStepBytes at a time ahead of the writer, and cut to what was written at
-// finish(). Writes into allocated blocks inside the file's size skip ext4's delayed allocation
-// and the size update per call: one thread wrote 5.2 GB in 64 MiB calls in 0.96-1.05 s into a
-// file allocated first against 1.17-1.41 s without (H100 host, ext4, page cache, no fsync,
-// writebench.py of session 14). A file system without fallocate(), or one that refuses it (no
-// room), is written as before.
 #pragma once
 
 #include "engine.hpp"
@@ -60,14 +51,10 @@ class FileSink : public Sink {
   // window took 3-7 ms that finish() waited for, on the 2-core VM).
   static constexpr std::size_t kPopulatePiece = std::size_t{256} << 10;
   static constexpr std::size_t kCopyPiece = std::size_t{4} << 20;
-  static constexpr std::uint64_t kPreallocFromBytes = std::uint64_t{64} << 20;
-  static constexpr std::uint64_t kPreallocStepBytes = std::uint64_t{512} << 20;
 
   // `fd` stays the caller's (not closed here). Mode::map maps from the first byte (tests) where
-  // the file allows it, Mode::automatic from kMapFromBytes on, on tmpfs only. `preallocate`: an
-  // empty regular file on a disk file system (not tmpfs) written by write() calls has its blocks
-  // reserved ahead (a file of the caller's own: lengthened until finish(), as a crash leaves it).
-  FileSink(int fd, std::string name, Mode mode = Mode::automatic, unsigned threads = 0, bool preallocate = false);
+  // the file allows it, Mode::automatic from kMapFromBytes on, on tmpfs only.
+  FileSink(int fd, std::string name, Mode mode = Mode::automatic, unsigned threads = 0);
   ~FileSink() override;
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
@@ -78,13 +65,10 @@ class FileSink : public Sink {
   void finish();
   // Whether bytes went through mapped windows (false: write() calls only).
   bool mapped() const { return mapping_; }
-  // Whether blocks were reserved ahead of the write() calls (fallocate).
-  bool preallocated() const { return reserved_to_ > 0; }
   std::uint64_t written() const { return pos_; }
 
  private:
   void write_calls(const std::uint8_t* buf, std::size_t n);
-  void reserve(std::uint64_t end);  // blocks up to at least `end` allocated, where preallocating
   std::uint8_t* window(std::uint64_t k);  // waits until window k is populated; nullptr: take write() calls instead
   void fill();                            // the filler thread
   [[noreturn]] void fail(int err, const std::string& what) const;
@@ -97,8 +81,6 @@ class FileSink : public Sink {
   bool mapping_ = false;  // windows in use from map_from_ on
   bool finished_ = false;
   bool extended_ = false;       // the file was made longer than what was written (cut at finish)
-  bool prealloc_ok_ = false;    // write() calls reserve blocks ahead (fallocate)
-  std::uint64_t reserved_to_ = 0;  // the file's size as fallocate() set it (0: none)
   std::uint64_t map_from_ = 0;  // the first mapped byte (a multiple of kWindowBytes)
   std::uint64_t pos_ = 0;       // bytes written
 

@@ -108,9 +108,6 @@ void usage(std::FILE* to) {
                "                      ahead of the writer), write (write() calls only) or map (windows from the\n"
                "                      first byte, on any file system);\n"
                "                      standard output always takes write() calls\n"
-               "      --no-preallocate  write() calls into an output file on a disk file system as they come\n"
-               "                      (by default its blocks are reserved 512 MiB at a time ahead of them,\n"
-               "                      past its first 64 MiB, and the file cut to its size at the end)\n"
                "      --stats FILE    the run's numbers as JSON (for benchmarks): sizes, seconds, GPUs, start-up\n"
                "      --trace FILE    the run's timeline as JSON: what the reader, each CPU worker, each GPU and\n"
                "                      the writer did when (plots/tool_timeline.py draws it)\n"
@@ -144,7 +141,6 @@ struct Cli {
   std::vector<std::string> files;
   engine::Options engine;
   engine::FileSink::Mode output_io = engine::FileSink::Mode::automatic;
-  bool preallocate = true;  // an output file's blocks reserved ahead of write() calls on a disk
 };
 
 // An option's whole number from lo to hi (a usage error otherwise).
@@ -246,8 +242,6 @@ Cli parse_args(int argc, char** argv) {
       else throw UsageError("--output-io must be auto, write or map, not " + v);
     } else if (a == "--blocks-in-flight") {
       c.engine.max_blocks_in_flight = count_in(a, value(), 1, std::size_t{1} << 20);
-    } else if (a == "--no-preallocate") {
-      c.preallocate = false;
     } else if (a == "-h" || a == "--help") {
       usage(stdout);
       std::exit(kOk);
@@ -468,7 +462,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
         sink.emplace(STDOUT_FILENO, "(stdout)", engine::FileSink::Mode::write);
       } else {
         partial.emplace(target);
-        sink.emplace(partial->fd(), target.string(), cli.output_io, 0, cli.preallocate);
+        sink.emplace(partial->fd(), target.string(), cli.output_io);
       }
     }
     engine::Sink& out = test ? static_cast<engine::Sink&>(null) : *sink;

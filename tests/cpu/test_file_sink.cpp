@@ -12,7 +12,6 @@
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -184,67 +183,6 @@ TEST(FileSink, WritesAfterFinishAreRefused) {
   }
   ::close(fd);
   EXPECT_EQ(fs::file_size(path), 1u);
-  fs::remove(path);
-}
-
-// write() calls into an empty file on a disk file system reserve its blocks ahead past
-// kPreallocFromBytes (fallocate: the file is longer than what was written until finish()), and
-// finish() cuts it to the bytes written; without `preallocate`, or on tmpfs, nothing is reserved.
-TEST(FileSink, WriteCallsReserveBlocksAheadAndTheFileEndsAtWhatWasWritten) {
-  {
-    const fs::path probe = temp_file("fallocate-probe");
-    const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    ASSERT_GE(fd, 0);
-    const bool ok = ::fallocate(fd, 0, 0, 4096) == 0;
-    struct statfs sf {};
-    const bool tmpfs = ::fstatfs(fd, &sf) == 0 && static_cast<long>(sf.f_type) == TMPFS_MAGIC;
-    ::close(fd);
-    fs::remove(probe);
-    if (!ok) GTEST_SKIP() << "this file system refuses fallocate(): nothing to reserve";
-    if (tmpfs) GTEST_SKIP() << "TMPDIR is a tmpfs, where nothing is reserved";
-  }
-  const std::uint64_t seed = parcomp::testing::fresh_seed();
-  std::mt19937_64 rng(seed);
-  const std::size_t total = FileSink::kPreallocFromBytes + 3 * kW + 4097;
-  std::vector<std::uint8_t> data(total);
-  for (auto& b : data) b = static_cast<std::uint8_t>(rng());
-  for (const bool preallocate : {true, false}) {
-    const fs::path path = temp_file("prealloc");
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    ASSERT_GE(fd, 0);
-    {
-      FileSink sink(fd, path.string(), FileSink::Mode::write, 0, preallocate);
-      std::size_t at = 0;
-      bool longer = false;  // seen longer than what was written, between writes
-      for (const std::size_t n : write_sizes(total, rng)) {
-        sink.write(data.data() + at, n);
-        at += n;
-        struct stat st {};
-        ASSERT_EQ(::fstat(fd, &st), 0);
-        longer = longer || static_cast<std::uint64_t>(st.st_size) > at;
-      }
-      sink.finish();
-      EXPECT_EQ(sink.preallocated(), preallocate) << "seed " << seed;
-      EXPECT_EQ(longer, preallocate) << "the file was " << (preallocate ? "never" : "") << " longer than what was written";
-    }
-    ::close(fd);
-    EXPECT_EQ(fs::file_size(path), total) << "preallocate " << preallocate << ", seed " << seed;
-    EXPECT_TRUE(slurp(path) == data) << "the file differs from the bytes written; preallocate " << preallocate << ", seed " << seed;
-    fs::remove(path);
-  }
-  // tmpfs (by its type): nothing reserved.
-  const FsType tmpfs(TMPFS_MAGIC);
-  const fs::path path = temp_file("prealloc-tmpfs");
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  {
-    FileSink sink(fd, path.string(), FileSink::Mode::write, 0, true);
-    sink.write(data.data(), total);
-    sink.finish();
-    EXPECT_FALSE(sink.preallocated());
-  }
-  ::close(fd);
-  EXPECT_EQ(fs::file_size(path), total);
   fs::remove(path);
 }
 
