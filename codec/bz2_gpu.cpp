@@ -25,9 +25,10 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
     if (b.window == nullptr) throw ContractError("bz2::GpuBlockDecoder::load: a block without its window");
     if (at.emplace(b.window, total).second) total += b.window->size();
   }
-  windows_.grow(std::max<std::size_t>(total, 1));
+  windows_.grow(total + bz2gpu::kWindowPad);
   for (const auto& [w, off] : at)
     if (!w->empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(windows_.data() + off, w->data(), w->size(), cudaMemcpyHostToDevice, stream_));
+  PARCOMP_CUDA_CHECK(cudaMemsetAsync(windows_.data() + total, 0, bz2gpu::kWindowPad, stream_));  // read ahead by the walk
   std::vector<bz2gpu::BatchBlock> table(blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i)
     table[i] = {windows_.data() + at[blocks[i].window], blocks[i].window->size(), blocks[i].bit};

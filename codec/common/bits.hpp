@@ -119,6 +119,24 @@ class WordBits {
       next_ = load(++k_);
     }
   }
+  // skip() without a branch on the GPU (ours): the next word loaded at every step (the same word
+  // again where the window did not move: an L1 hit, off the chain), and the window's move by
+  // selects. Needs the span readable a few words past its end (bz2gpu::kWindowPad): the words
+  // there are loaded as they lie, not as zeros, so bits past the end are not BitReader's (callers
+  // hand a block whose codes reach them to a reader that checks every bit). On the host: skip().
+  PARCOMP_HD void skip_ahead(int n) {  // 0 <= n <= 32
+#if defined(__CUDA_ARCH__)
+    o_ += n;
+    const bool move = o_ >= 32;
+    o_ &= 31;
+    hi_ = move ? lo_ : hi_;
+    lo_ = move ? swap(next_) : lo_;
+    k_ += move ? 1u : 0u;
+    next_ = __ldg(reinterpret_cast<const unsigned*>(base_ + 4 * k_));
+#else
+    skip(n);
+#endif
+  }
   PARCOMP_HD std::uint64_t used() const {
     return static_cast<std::uint64_t>(base_bit_ + static_cast<std::int64_t>(k_ - 2) * 32 + o_);
   }

@@ -33,7 +33,10 @@
 namespace parcomp::bz2gpu {
 
 // One block of a batch: the device bytes that hold it (any window of the input around it) and the
-// bit of its magic in them.
+// bit of its magic in them. The kWindowPad device bytes after each window must be readable (their
+// values do not matter): the walk loads words ahead without a bounds test, and a block whose codes
+// run past its window's end goes to the serial decoder, which reads zeros there.
+inline constexpr std::size_t kWindowPad = 256;
 struct BatchBlock {
   const std::uint8_t* window = nullptr;
   std::uint64_t window_bytes = 0;

@@ -246,7 +246,7 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
       // the walk's chain (ours; the walk is one thread's chain of dependent instructions,
       // 27 a lookup at 16.6 cycles each before, H100, fde8875).
       if (static_cast<unsigned>(count - 1) < static_cast<unsigned>(left - 1)) {
-        br.skip(all);
+        br.skip_ahead(all);
         left -= count;
         n += static_cast<std::uint32_t>(count);
         continue;
@@ -270,7 +270,7 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
         continue;
       }
       // The group ends inside this entry, or at its end: its first `left` codes (left <= count).
-      br.skip(static_cast<int>(e >> (4 * (left - 1)) & 15u));
+      br.skip_ahead(static_cast<int>(e >> (4 * (left - 1)) & 15u));
       n += static_cast<std::uint32_t>(left);
       left = 0;
     }
