@@ -238,41 +238,39 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
     const WalkTable tl(lut + table * walk_entries<Bits>);
     int left = bz2::kGroupSize;
     while (left > 0) {
-      const std::uint32_t e = tl[br.peek32() >> (32 - Bits)];
-      const int count = static_cast<int>(e >> 24 & 7u);
-      const int all = static_cast<int>(e >> 27);
-      // The common step: all of the entry's codes, and the group goes on past them (1 <= count <
-      // left, one unsigned compare): their total length in one field, no min, shift and mask on
-      // the walk's chain (ours; the walk is one thread's chain of dependent instructions,
-      // 27 a lookup at 16.6 cycles each before, H100, fde8875).
-      if (static_cast<unsigned>(count - 1) < static_cast<unsigned>(left - 1)) {
-        br.skip_ahead(all);
-        left -= count;
-        n += static_cast<std::uint32_t>(count);
-        continue;
+      // Steps without a branch but the loop's (ours; the walk is one thread's chain of dependent
+      // instructions, 27 a lookup at 16.6 cycles each at fde8875, H100): an entry's codes all
+      // (their total length, a field of its own) where the group goes on past them, else the
+      // group's last `left` of them; an entry of no codes (0) moves nothing and ends the steps.
+      std::uint32_t e;
+      do {
+        e = tl[br.peek32() >> (32 - Bits)];
+        const int count = static_cast<int>(e >> 24 & 7u);
+        const bool within = count < left;  // also for 0
+        const int last = 4 * ((left < 6 ? left : 6) - 1);
+        const int bits = within ? static_cast<int>(e >> 27) : static_cast<int>(e >> last & 15u);
+        const int take = within ? count : left;
+        br.skip_ahead(bits);
+        left -= take;
+        n += static_cast<std::uint32_t>(take);
+      } while (e != 0 && left != 0);
+      if (left == 0) break;
+      // e == 0: one code, as decode_items reads it
+      int length = 0;
+      const int sym = w.tables[table].decode(br.window(), length);
+      if (sym < 0) return huff(a, b);
+      br.skip(length);
+      if (br.past_end()) return huff(a, b);
+      if (sym == eob) {
+        if (n > limit) return huff(a, b);
+        for (int i = 0; i < 256; ++i) w.from_seq[i] = i < h.n_in_use ? h.from_seq[i] : 0;
+        a.info[b].end_bit = br.used();
+        w.symbols = n;
+        w.path = kPathParallel;
+        return;
       }
-      if (count == 0) {  // one code, as decode_items reads it
-        int length = 0;
-        const int sym = w.tables[table].decode(br.window(), length);
-        if (sym < 0) return huff(a, b);
-        br.skip(length);
-        if (br.past_end()) return huff(a, b);
-        if (sym == eob) {
-          if (n > limit) return huff(a, b);
-          for (int i = 0; i < 256; ++i) w.from_seq[i] = i < h.n_in_use ? h.from_seq[i] : 0;
-          a.info[b].end_bit = br.used();
-          w.symbols = n;
-          w.path = kPathParallel;
-          return;
-        }
-        --left;
-        ++n;
-        continue;
-      }
-      // The group ends inside this entry, or at its end: its first `left` codes (left <= count).
-      br.skip_ahead(static_cast<int>(e >> (4 * (left - 1)) & 15u));
-      n += static_cast<std::uint32_t>(left);
-      left = 0;
+      --left;
+      ++n;
     }
     if (br.past_end()) return huff(a, b);  // decode_items stops at the first code past the end: its verdict
   }
