@@ -78,71 +78,101 @@ class BitReader {
 };
 
 // MSB-first bits for one GPU thread's long serial walk (the .bz2 decoder's walk of a block's codes,
-// ours): the window is two big-endian 32-bit words and a bit offset, and the word after them is
-// loaded ahead, so that a step is a funnel shift, an add and, every 32 bits, a register move: no
-// load waits on the chain. Words are read aligned (one 32-bit load, byte-swapped) where they lie
-// inside the span, byte by byte at its two ends; bits past the end read as zero, as BitReader's.
-// Steps of at most 32 bits; the same bits, positions and past_end() as BitReader.
+// ours): the next bits are a 96-bit window of three registers, shifted left as bits are taken, so
+// that the next 32 bits are always the first register (no offset to add on the walk's chain); the
+// window holds 64 to 96 valid bits (zeros after them) and is refilled a whole word at a time at its
+// valid end, from the word after it, which is loaded ahead. Words are read aligned (one 32-bit
+// load, byte-swapped) where they lie inside the span, byte by byte at its two ends; bits past the
+// end read as zero, as BitReader's. Steps of at most 32 bits; the same bits, positions and
+// past_end() as BitReader.
 class WordBits {
  public:
-  PARCOMP_HD WordBits(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit) : in_(in), size_(size) {
+  PARCOMP_HD WordBits(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit) : in_(in), size_(size), used_(start_bit) {
     const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(start_bit >> 3);
     base_ = at & ~std::uintptr_t{3};
     const auto lead = static_cast<int>(at & 3u);
-    o_ = lead * 8 + static_cast<int>(start_bit & 7);
-    base_bit_ = static_cast<std::int64_t>(start_bit) - o_;  // the bit of base_ in the span (may be below 0)
+    const int o = lead * 8 + static_cast<int>(start_bit & 7);  // 0..31
     // Words [k_lo_, k_hi_) lie whole in the span.
     const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(in), hi = lo + size;
     k_lo_ = base_ >= lo ? 0 : (lo - base_ + 3) / 4;
     k_hi_ = hi >= base_ + 4 ? (hi - base_) / 4 : 0;
-    hi_ = swap(load(0));
-    lo_ = swap(load(1));
-    next_ = load(2);
-    k_ = 2;
+    const std::uint32_t w0 = swap(load(0)), w1 = swap(load(1)), w2 = swap(load(2));
+    hi_ = shl(w0, w1, o);
+    lo_ = shl(w1, w2, o);
+    w2_ = shl(w2, 0, o);
+    valid_ = 96 - o;
+    next_ = swap(load(3));
+    k_ = 3;
   }
   // The next 32 bits, left-aligned.
-  PARCOMP_HD std::uint32_t peek32() const {
-#if defined(__CUDA_ARCH__)
-    return __funnelshift_l(lo_, hi_, static_cast<unsigned>(o_));
-#else
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(hi_) << 32 | lo_) << o_ >> 32);
-#endif
-  }
-  // The next bits as BitReader::window() gives them (32 of them valid).
-  PARCOMP_HD std::uint64_t window() const { return static_cast<std::uint64_t>(peek32()) << 32; }
+  PARCOMP_HD std::uint32_t peek32() const { return hi_; }
+  // The next bits as BitReader::window() gives them (at least 64 of them valid).
+  PARCOMP_HD std::uint64_t window() const { return static_cast<std::uint64_t>(hi_) << 32 | lo_; }
   PARCOMP_HD void skip(int n) {  // 0 <= n <= 32
-    o_ += n;
-    if (o_ >= 32) {
-      o_ -= 32;
-      hi_ = lo_;
-      lo_ = swap(next_);  // byte-swapped here, when it is needed: a load's wait falls on its use
-      next_ = load(++k_);
+    hi_ = shl(hi_, lo_, n);
+    lo_ = shl(lo_, w2_, n);
+    w2_ = shl(w2_, 0, n);
+    valid_ -= n;
+    used_ += static_cast<std::uint64_t>(n);
+    if (valid_ <= 64) {  // the word ahead at the valid end: bits [valid_, valid_ + 32) of the window
+      const std::uint64_t placed = (static_cast<std::uint64_t>(next_) << 32) >> (valid_ - 32);  // 32 <= valid_ <= 64
+      lo_ |= static_cast<std::uint32_t>(placed >> 32);
+      w2_ = static_cast<std::uint32_t>(placed);
+      valid_ += 32;
+      next_ = swap(load(++k_));
     }
   }
-  // skip() without a branch on the GPU (ours): the next word loaded at every step (the same word
-  // again where the window did not move: an L1 hit, off the chain), and the window's move by
-  // selects. Needs the span readable a few words past its end (bz2gpu::kWindowPad): the words
-  // there are loaded as they lie, not as zeros, so bits past the end are not BitReader's (callers
-  // hand a block whose codes reach them to a reader that checks every bit). On the host: skip().
+  // skip() without a branch on the GPU (ours): the word ahead loaded at every step (the same word
+  // again where the window took none: an L1 hit, off the chain), the refill by clamped funnel
+  // shifts, whose shift counts past 32 give zero where no word is due. Needs the span readable a
+  // few words past its end (bz2gpu::kWindowPad): the words there are loaded as they lie, not as
+  // zeros, so bits past the end are not BitReader's (callers hand a block whose codes reach them
+  // to a reader that checks every bit). On the host: skip().
   PARCOMP_HD void skip_ahead(int n) {  // 0 <= n <= 32
 #if defined(__CUDA_ARCH__)
-    o_ += n;
-    const bool move = o_ >= 32;
-    o_ &= 31;
-    hi_ = move ? lo_ : hi_;
-    lo_ = move ? swap(next_) : lo_;
-    k_ += move ? 1u : 0u;
-    next_ = __ldg(reinterpret_cast<const unsigned*>(base_ + 4 * k_));
+    hi_ = __funnelshift_lc(lo_, hi_, static_cast<unsigned>(n));
+    lo_ = __funnelshift_lc(w2_, lo_, static_cast<unsigned>(n));
+    w2_ = __funnelshift_lc(0u, w2_, static_cast<unsigned>(n));
+    ahead(n);
 #else
     skip(n);
 #endif
   }
-  PARCOMP_HD std::uint64_t used() const {
-    return static_cast<std::uint64_t>(base_bit_ + static_cast<std::int64_t>(k_ - 2) * 32 + o_);
+  // skip_ahead() of the low five bits of e (0..31), the walk's common step: the funnel shifts that
+  // move the window take their count mod 32 from e itself, so the step adds no instruction
+  // between the lookup that gives e and the next lookup's bits.
+  PARCOMP_HD void skip_low5(std::uint32_t e) {
+#if defined(__CUDA_ARCH__)
+    hi_ = __funnelshift_l(lo_, hi_, e);
+    lo_ = __funnelshift_l(w2_, lo_, e);
+    w2_ = __funnelshift_l(0u, w2_, e);
+    ahead(static_cast<int>(e & 31u));
+#else
+    skip(static_cast<int>(e & 31u));
+#endif
   }
+  PARCOMP_HD std::uint64_t used() const { return used_; }
   PARCOMP_HD bool past_end() const { return used() > static_cast<std::uint64_t>(size_) * 8; }
 
  private:
+#if defined(__CUDA_ARCH__)
+  // After a move of n bits: the word ahead OR'd in at the valid end where 64 or fewer bits are left.
+  __device__ void ahead(int n) {
+    valid_ -= n;
+    used_ += static_cast<std::uint64_t>(n);
+    const auto v = static_cast<unsigned>(valid_);
+    lo_ |= __funnelshift_rc(next_, 0u, v - 32u);  // 0 for valid_ > 64 (a count of 33..64 clamps to 32)
+    w2_ |= __funnelshift_lc(0u, next_, 64u - v);  // 0 for valid_ > 64 (the count wraps past 32)
+    const bool due = valid_ <= 64;
+    valid_ += due ? 32 : 0;
+    k_ += due ? 1u : 0u;
+    next_ = swap(__ldg(reinterpret_cast<const unsigned*>(base_ + 4 * k_)));
+  }
+#endif
+  // The high word of (a:b) << n, 0 <= n <= 32.
+  PARCOMP_HD static std::uint32_t shl(std::uint32_t a, std::uint32_t b, int n) {
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) << 32 | b) << n >> 32);
+  }
   PARCOMP_HD static std::uint32_t swap(std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
     return __byte_perm(v, 0, 0x0123);
@@ -174,10 +204,10 @@ class WordBits {
   const std::uint8_t* in_ = nullptr;
   std::uintptr_t base_ = 0;
   std::size_t size_ = 0;
-  std::int64_t base_bit_ = 0;
+  std::uint64_t used_ = 0;
   std::uint64_t k_ = 0, k_lo_ = 0, k_hi_ = 0;
-  std::uint32_t hi_ = 0, lo_ = 0, next_ = 0;
-  int o_ = 0;
+  std::uint32_t hi_ = 0, lo_ = 0, w2_ = 0, next_ = 0;  // the window (hi_ first), the word after it
+  int valid_ = 0;                                     // the window's valid bits, 64..96 between steps
 };
 
 }  // namespace parcomp

@@ -151,14 +151,14 @@ PARCOMP_HD PARCOMP_COLD inline void huff(const Batch& a, std::size_t b) {
 }
 
 // The walk's lookup table (ours): for each kWalkBits-bit window of a table, the codes that lie
-// whole in it, at most 6, up to the end-of-block symbol: their count (bits 24..26), the bits of
-// the first 1..6 of them (4 bits each, bits 0..23) and the bits of all of them (bits 27..31: the
-// walk's common step, where the group goes on past them, takes that field alone). Count 0 (the
-// end-of-block symbol first, a longer code, or bits that are no codeword) sends the walk to one
-// code at a time; such an entry is 0.
+// whole in it, at most kWalkMaxCodes (6), up to the end-of-block symbol: the bits of all of them
+// (bits 0..4: the walk's common step, where the group goes on past them, moves the window by
+// these five bits as they are), their count (bits 5..7) and the bits of the first 1..6 of them (4
+// bits each, bits 8..31). Count 0 (the end-of-block symbol first, a longer code, or bits that are
+// no codeword) sends the walk to one code at a time; such an entry is 0.
 // kWalkBits is the default; 11 (half the shared memory, twice the walks an SM) is a choice of
 // decode_batch's WalkConfig.
-inline constexpr int kWalkBits = 12;
+inline constexpr int kWalkBits = 12, kWalkMaxCodes = 6;
 inline constexpr std::uint32_t kWalkEntries = 1u << kWalkBits;
 template <int Bits = kWalkBits>
 inline constexpr std::uint32_t walk_entries = 1u << Bits;
@@ -166,16 +166,17 @@ template <int Bits = kWalkBits>
 PARCOMP_HD inline std::uint32_t walk_entry(const bz2::TableDecoder& t, std::uint32_t v, int eob) {
   std::uint32_t e = 0;
   int used = 0, count = 0;
-  while (count < 6) {
+  while (count < kWalkMaxCodes) {
     int length = 0;
     const int sym = t.decode(static_cast<std::uint64_t>(v) << (64 - Bits + used), length);
     if (sym < 0 || sym == eob || length > Bits - used) break;
     used += length;
-    e |= static_cast<std::uint32_t>(used) << (4 * count);
+    e |= static_cast<std::uint32_t>(used) << (8 + 4 * count);
     ++count;
   }
-  return e | static_cast<std::uint32_t>(count) << 24 | static_cast<std::uint32_t>(used) << 27;
+  return e | static_cast<std::uint32_t>(count) << 5 | static_cast<std::uint32_t>(used);
 }
+PARCOMP_HD constexpr int walk_count(std::uint32_t e) { return static_cast<int>(e >> 5 & 7u); }
 
 // Block b's header (its tables and selectors into work[b]); the count of its tables, 0 when the
 // header is damaged (info[b] says how).
@@ -229,31 +230,51 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
   const std::uint32_t limit = a.limit;
   WordBits br(blk.window, blk.window_bytes, h.symbols_bit);
   std::uint32_t* starts = a.group_bit + b * bz2::kMaxSelectors;
-  std::uint32_t n = 0;  // symbols before this one
   int next_table = n_selectors > 0 ? w.selectors[0] : 0;  // a group ahead: no load on the walk's chain
-  for (std::size_t g = 0; g < n_selectors && n <= limit; ++g) {
+  // Group g starts after g * kGroupSize symbols.
+  for (std::size_t g = 0; g < n_selectors && g * bz2::kGroupSize <= limit; ++g) {
     starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
     const int table = next_table;
     if (g + 1 < n_selectors) next_table = w.selectors[g + 1];
     const WalkTable tl(lut + table * walk_entries<Bits>);
     int left = bz2::kGroupSize;
-    while (left > 0) {
-      // Steps without a branch but the loop's (ours; the walk is one thread's chain of dependent
-      // instructions, 27 a lookup at 16.6 cycles each at fde8875, H100): an entry's codes all
-      // (their total length, a field of its own) where the group goes on past them, else the
-      // group's last `left` of them; an entry of no codes (0) moves nothing and ends the steps.
-      std::uint32_t e;
-      do {
+    for (;;) {
+      // The walk is one thread's chain of dependent instructions (ours): where more codes are left
+      // than an entry holds, the group goes on past all of an entry's codes, and the window moves by
+      // the entry's low five bits as they are, so a step is the lookup, the window's funnel shift
+      // and the next lookup's index (at fde8875 it was 27 instructions a lookup at 16.6 cycles
+      // each, H100). Four lookups a loop test; an entry of no codes (0) moves nothing, so the
+      // lookups after it give 0 again and the last one's test sends the walk to one code.
+      std::uint32_t e = 1;
+      while (left > 4 * kWalkMaxCodes) {
+        const std::uint32_t e1 = tl[br.peek32() >> (32 - Bits)];
+        br.skip_low5(e1);
+        const std::uint32_t e2 = tl[br.peek32() >> (32 - Bits)];
+        br.skip_low5(e2);
+        const std::uint32_t e3 = tl[br.peek32() >> (32 - Bits)];
+        br.skip_low5(e3);
         e = tl[br.peek32() >> (32 - Bits)];
-        const int count = static_cast<int>(e >> 24 & 7u);
-        const bool within = count < left;  // also for 0
-        const int last = 4 * ((left < 6 ? left : 6) - 1);
-        const int bits = within ? static_cast<int>(e >> 27) : static_cast<int>(e >> last & 15u);
-        const int take = within ? count : left;
-        br.skip_ahead(bits);
-        left -= take;
-        n += static_cast<std::uint32_t>(take);
-      } while (e != 0 && left != 0);
+        br.skip_low5(e);
+        left -= walk_count(e1) + walk_count(e2) + walk_count(e3) + walk_count(e);
+        if (e == 0) break;
+      }
+      while (e != 0 && left > kWalkMaxCodes) {
+        e = tl[br.peek32() >> (32 - Bits)];
+        br.skip_low5(e);
+        left -= walk_count(e);
+      }
+      // The group's last codes: the first `left` of an entry's where it holds as many.
+      while (e != 0 && left > 0) {
+        e = tl[br.peek32() >> (32 - Bits)];
+        const int count = walk_count(e);
+        if (count >= left) {
+          br.skip_ahead(static_cast<int>(e >> (4 * left + 4) & 15u));
+          left = 0;
+        } else {
+          br.skip_low5(e);
+          left -= count;
+        }
+      }
       if (left == 0) break;
       // e == 0: one code, as decode_items reads it
       int length = 0;
@@ -262,6 +283,7 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
       br.skip(length);
       if (br.past_end()) return huff(a, b);
       if (sym == eob) {
+        const auto n = static_cast<std::uint32_t>(g * bz2::kGroupSize) + static_cast<std::uint32_t>(bz2::kGroupSize - left);  // symbols before it
         if (n > limit) return huff(a, b);
         for (int i = 0; i < 256; ++i) w.from_seq[i] = i < h.n_in_use ? h.from_seq[i] : 0;
         a.info[b].end_bit = br.used();
@@ -269,8 +291,7 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
         w.path = kPathParallel;
         return;
       }
-      --left;
-      ++n;
+      if (--left == 0) break;
     }
     if (br.past_end()) return huff(a, b);  // decode_items stops at the first code past the end: its verdict
   }
