@@ -80,18 +80,19 @@ class BitReader {
 // MSB-first bits for one GPU thread's long serial walk (the .bz2 decoder's walk of a block's codes,
 // ours): the next bits are a 96-bit window of three registers, shifted left as bits are taken, so
 // that the next 32 bits are always the first register (no offset to add on the walk's chain); the
-// window holds 64 to 96 valid bits (zeros after them) and is refilled a whole word at a time at its
-// valid end, from the word after it, which is loaded ahead. Words are read aligned (one 32-bit
-// load, byte-swapped) where they lie inside the span, byte by byte at its two ends; bits past the
-// end read as zero, as BitReader's. Steps of at most 32 bits; the same bits, positions and
-// past_end() as BitReader.
+// window is refilled a whole word at a time at its valid end, from the word after it, which is
+// loaded ahead (two words), and holds 64 to 96 valid bits (zeros after them) after each refill. Words are read
+// aligned (one 32-bit load, byte-swapped) where they lie inside the span, byte by byte at its two
+// ends; bits past the end read as zero, as BitReader's. The same bits, positions and past_end() as
+// BitReader.
 class WordBits {
  public:
-  PARCOMP_HD WordBits(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit) : in_(in), size_(size), used_(start_bit) {
+  PARCOMP_HD WordBits(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit) : in_(in), size_(size) {
     const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(start_bit >> 3);
     base_ = at & ~std::uintptr_t{3};
     const auto lead = static_cast<int>(at & 3u);
     const int o = lead * 8 + static_cast<int>(start_bit & 7);  // 0..31
+    base_bit_ = static_cast<std::int64_t>(start_bit) - o;       // the bit of base_ in the span (may be below 0)
     // Words [k_lo_, k_hi_) lie whole in the span.
     const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(in), hi = lo + size;
     k_lo_ = base_ >= lo ? 0 : (lo - base_ + 3) / 4;
@@ -101,77 +102,91 @@ class WordBits {
     lo_ = shl(w1, w2, o);
     w2_ = shl(w2, 0, o);
     valid_ = 96 - o;
-    next_ = swap(load(3));
     k_ = 3;
+    next_ = load(3);
+    next2_ = load(4);
   }
   // The next 32 bits, left-aligned.
   PARCOMP_HD std::uint32_t peek32() const { return hi_; }
-  // The next bits as BitReader::window() gives them (at least 64 of them valid).
+  // The next bits as BitReader::window() gives them (at least 32 of them valid after a refill).
   PARCOMP_HD std::uint64_t window() const { return static_cast<std::uint64_t>(hi_) << 32 | lo_; }
   PARCOMP_HD void skip(int n) {  // 0 <= n <= 32
-    hi_ = shl(hi_, lo_, n);
-    lo_ = shl(lo_, w2_, n);
-    w2_ = shl(w2_, 0, n);
-    valid_ -= n;
-    used_ += static_cast<std::uint64_t>(n);
+    move(n);
     if (valid_ <= 64) {  // the word ahead at the valid end: bits [valid_, valid_ + 32) of the window
-      const std::uint64_t placed = (static_cast<std::uint64_t>(next_) << 32) >> (valid_ - 32);  // 32 <= valid_ <= 64
+      const std::uint64_t placed = (static_cast<std::uint64_t>(swap(next_)) << 32) >> (valid_ - 32);  // 32 <= valid_ <= 64
       lo_ |= static_cast<std::uint32_t>(placed >> 32);
       w2_ = static_cast<std::uint32_t>(placed);
       valid_ += 32;
-      next_ = swap(load(++k_));
+      ++k_;
+      next_ = next2_;
+      next2_ = load(k_ + std::uint64_t{1});
     }
   }
-  // skip() without a branch on the GPU (ours): the word ahead loaded at every step (the same word
-  // again where the window took none: an L1 hit, off the chain), the refill by clamped funnel
-  // shifts, whose shift counts past 32 give zero where no word is due. Needs the span readable a
-  // few words past its end (bz2gpu::kWindowPad): the words there are loaded as they lie, not as
-  // zeros, so bits past the end are not BitReader's (callers hand a block whose codes reach them
-  // to a reader that checks every bit). On the host: skip().
+  // skip() without a branch on the GPU (ours): move(n), then refill(). On the host: skip().
   PARCOMP_HD void skip_ahead(int n) {  // 0 <= n <= 32
 #if defined(__CUDA_ARCH__)
-    hi_ = __funnelshift_lc(lo_, hi_, static_cast<unsigned>(n));
-    lo_ = __funnelshift_lc(w2_, lo_, static_cast<unsigned>(n));
-    w2_ = __funnelshift_lc(0u, w2_, static_cast<unsigned>(n));
-    ahead(n);
+    move(n);
+    refill();
 #else
     skip(n);
 #endif
   }
-  // skip_ahead() of the low five bits of e (0..31), the walk's common step: the funnel shifts that
-  // move the window take their count mod 32 from e itself, so the step adds no instruction
-  // between the lookup that gives e and the next lookup's bits.
-  PARCOMP_HD void skip_low5(std::uint32_t e) {
+  // The walk's common step (ours): the window moves by the low five bits of e (0..31) and is not
+  // refilled: its funnel shifts take their count mod 32 from e itself, so the step adds no
+  // instruction between the lookup that gives e and the next lookup's bits. Steps of at most 32
+  // bits in all between refill()s (the walk: two of at most 12 bits).
+  PARCOMP_HD void take_low5(std::uint32_t e) {
 #if defined(__CUDA_ARCH__)
     hi_ = __funnelshift_l(lo_, hi_, e);
     lo_ = __funnelshift_l(w2_, lo_, e);
     w2_ = __funnelshift_l(0u, w2_, e);
-    ahead(static_cast<int>(e & 31u));
+    valid_ -= static_cast<int>(e & 31u);
 #else
-    skip(static_cast<int>(e & 31u));
+    move(static_cast<int>(e & 31u));
 #endif
   }
-  PARCOMP_HD std::uint64_t used() const { return used_; }
-  PARCOMP_HD bool past_end() const { return used() > static_cast<std::uint64_t>(size_) * 8; }
-
- private:
+  // The word ahead OR'd in at the valid end where 64 or fewer bits are left, as skip() does. On the
+  // GPU without a branch: clamped funnel shifts, whose counts past 32 give zero where no word is
+  // due, and the second word ahead loaded at every call (the same word again where none was taken:
+  // an L1 hit), so that a word is loaded two refills before the window takes it and its load's wait
+  // falls off the walk's chain. Needs the span readable a few words past its end there
+  // (bz2gpu::kWindowPad): the words there are loaded as they lie, not as zeros, so bits past the
+  // end are not BitReader's (callers hand a block whose codes reach them to a reader that checks
+  // every bit).
+  PARCOMP_HD void refill() {
 #if defined(__CUDA_ARCH__)
-  // After a move of n bits: the word ahead OR'd in at the valid end where 64 or fewer bits are left.
-  __device__ void ahead(int n) {
-    valid_ -= n;
-    used_ += static_cast<std::uint64_t>(n);
     const auto v = static_cast<unsigned>(valid_);
-    lo_ |= __funnelshift_rc(next_, 0u, v - 32u);  // 0 for valid_ > 64 (a count of 33..64 clamps to 32)
-    w2_ |= __funnelshift_lc(0u, next_, 64u - v);  // 0 for valid_ > 64 (the count wraps past 32)
+    const std::uint32_t word = swap(next_);  // byte-swapped here, where it is needed
+    lo_ |= __funnelshift_rc(word, 0u, v - 32u);  // 0 for valid_ > 64 (a count of 33..64 clamps to 32)
+    w2_ |= __funnelshift_lc(0u, word, 64u - v);  // 0 for valid_ > 64 (the count wraps past 32)
     const bool due = valid_ <= 64;
     valid_ += due ? 32 : 0;
     k_ += due ? 1u : 0u;
-    next_ = swap(__ldg(reinterpret_cast<const unsigned*>(base_ + 4 * k_)));
-  }
+    next_ = due ? next2_ : next_;
+    next2_ = __ldg(reinterpret_cast<const unsigned*>(base_ + 4 * (std::uintptr_t{k_} + 1)));
+#else
+    skip(0);
 #endif
+  }
+  // The bit position in the span of the next bit.
+  PARCOMP_HD std::uint64_t used() const { return static_cast<std::uint64_t>(base_bit_ + 32 * static_cast<std::int64_t>(k_) - valid_); }
+  PARCOMP_HD bool past_end() const { return used() > static_cast<std::uint64_t>(size_) * 8; }
+
+ private:
+  // The window moved by n bits (0..32), not refilled.
+  PARCOMP_HD void move(int n) {
+    hi_ = shl(hi_, lo_, n);
+    lo_ = shl(lo_, w2_, n);
+    w2_ = shl(w2_, 0, n);
+    valid_ -= n;
+  }
   // The high word of (a:b) << n, 0 <= n <= 32.
   PARCOMP_HD static std::uint32_t shl(std::uint32_t a, std::uint32_t b, int n) {
+#if defined(__CUDA_ARCH__)
+    return __funnelshift_lc(b, a, static_cast<unsigned>(n));
+#else
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) << 32 | b) << n >> 32);
+#endif
   }
   PARCOMP_HD static std::uint32_t swap(std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
@@ -204,10 +219,12 @@ class WordBits {
   const std::uint8_t* in_ = nullptr;
   std::uintptr_t base_ = 0;
   std::size_t size_ = 0;
-  std::uint64_t used_ = 0;
-  std::uint64_t k_ = 0, k_lo_ = 0, k_hi_ = 0;
-  std::uint32_t hi_ = 0, lo_ = 0, w2_ = 0, next_ = 0;  // the window (hi_ first), the word after it
-  int valid_ = 0;                                     // the window's valid bits, 64..96 between steps
+  std::int64_t base_bit_ = 0;
+  std::uint64_t k_lo_ = 0, k_hi_ = 0;
+  std::uint32_t k_ = 0;                               // the word ahead's index after base_ (a span of at most 16 GiB)
+  std::uint32_t hi_ = 0, lo_ = 0, w2_ = 0;  // the window, hi_ first
+  std::uint32_t next_ = 0, next2_ = 0;      // the two words after it, as they lie in memory
+  int valid_ = 0;                                     // the window's valid bits
 };
 
 }  // namespace parcomp

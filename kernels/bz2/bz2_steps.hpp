@@ -242,25 +242,37 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
       // The walk is one thread's chain of dependent instructions (ours): where more codes are left
       // than an entry holds, the group goes on past all of an entry's codes, and the window moves by
       // the entry's low five bits as they are, so a step is the lookup, the window's funnel shift
-      // and the next lookup's index (at fde8875 it was 27 instructions a lookup at 16.6 cycles
-      // each, H100). Four lookups a loop test; an entry of no codes (0) moves nothing, so the
-      // lookups after it give 0 again and the last one's test sends the walk to one code.
+      // and the next lookup's index; the window is refilled after every two steps (at most 24
+      // bits). Four lookups a loop test (at fde8875 a lookup was 27 instructions at 16.6 cycles
+      // each, H100). An entry of no codes (0) moves nothing, so the lookups after it give 0 again
+      // and the last one's test sends the walk to one code.
       std::uint32_t e = 1;
       while (left > 4 * kWalkMaxCodes) {
         const std::uint32_t e1 = tl[br.peek32() >> (32 - Bits)];
-        br.skip_low5(e1);
+        br.take_low5(e1);
         const std::uint32_t e2 = tl[br.peek32() >> (32 - Bits)];
-        br.skip_low5(e2);
+        br.take_low5(e2);
+        br.refill();
         const std::uint32_t e3 = tl[br.peek32() >> (32 - Bits)];
-        br.skip_low5(e3);
+        br.take_low5(e3);
         e = tl[br.peek32() >> (32 - Bits)];
-        br.skip_low5(e);
+        br.take_low5(e);
+        br.refill();
         left -= walk_count(e1) + walk_count(e2) + walk_count(e3) + walk_count(e);
         if (e == 0) break;
       }
+      while (e != 0 && left > 2 * kWalkMaxCodes) {
+        const std::uint32_t e1 = tl[br.peek32() >> (32 - Bits)];
+        br.take_low5(e1);
+        e = tl[br.peek32() >> (32 - Bits)];
+        br.take_low5(e);
+        br.refill();
+        left -= walk_count(e1) + walk_count(e);
+      }
       while (e != 0 && left > kWalkMaxCodes) {
         e = tl[br.peek32() >> (32 - Bits)];
-        br.skip_low5(e);
+        br.take_low5(e);
+        br.refill();
         left -= walk_count(e);
       }
       // The group's last codes: the first `left` of an entry's where it holds as many.
@@ -271,7 +283,8 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
           br.skip_ahead(static_cast<int>(e >> (4 * left + 4) & 15u));
           left = 0;
         } else {
-          br.skip_low5(e);
+          br.take_low5(e);
+          br.refill();
           left -= count;
         }
       }

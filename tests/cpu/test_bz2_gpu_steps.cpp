@@ -183,8 +183,9 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
 // or more bytes than the limit; each gives decode_items's verdict, bit and counts. Zero runs cross
 // the 4096-symbol chunks (a long run of one byte in the middle of text).
 // The walk's word reader (WordBits) against BitReader: every start bit of spans at every alignment
-// (bytes before and after the span poisoned), random steps of 0..32 bits up to past the end: the
-// same next 32 bits, bit positions and past_end().
+// (bytes before and after the span poisoned), random steps of 0..32 bits up to past the end, and
+// the walk's pairs of steps by an entry's low five bits before a refill: the same next 32 bits,
+// bit positions and past_end().
 TEST(Bz2GpuSteps, WordBitsReadsWhatBitReaderReads) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -205,6 +206,15 @@ TEST(Bz2GpuSteps, WordBitsReadsWhatBitReaderReads) {
           ASSERT_EQ(got.past_end(), want.past_end());
           if (want.used() > size * 8 + 100) break;
           const int n = step % 7 == 0 ? 32 : static_cast<int>(rng() % 21);
+          if (step % 5 == 3) {  // the walk's steps: two of at most 12 bits (an entry's low five bits), then a refill
+            const int m = static_cast<int>(rng() % 13);
+            got.take_low5(static_cast<std::uint32_t>(n % 13) | static_cast<std::uint32_t>(rng()) << 5);
+            got.take_low5(static_cast<std::uint32_t>(m));
+            got.refill();
+            want.skip(n % 13);
+            want.skip(m);
+            continue;
+          }
           got.skip(n);
           want.skip(n);
         }
