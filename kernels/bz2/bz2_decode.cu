@@ -173,6 +173,88 @@ __global__ void __launch_bounds__(kRankThreads) rank_kernel(steps::Batch a) {
   if (threadIdx.x == 0) a.cycle[b] = c < n ? c : n;
 }
 
+// The rulers' walk keeps the bytes it passes (ours): the emit step walked each stretch a second
+// time, a chain of dependent loads from tt all over the block (10.1 ms of the tarball's 66.8 ms,
+// H100, dca0ecb), to write the bytes that the first walk (steps::walk, 6.0 ms) had loaded already.
+// Now the walk writes each ruler's first `cap` bytes (about 508) to a stretch buffer, and where a
+// stretch is longer (a ruler every 256 rows: about one in seven) the row it stopped at; once the
+// rulers are ranked, a warp per ruler copies its bytes into place, and the longer stretches walk
+// on from that row. The buffer lies in the symbols' space (dead after item_write: 2 bytes a
+// block's byte), the rows in the links' counts (dead after the scatter).
+__host__ __device__ inline std::uint32_t stretch_cap(std::uint32_t limit) {
+  return ((2 * (steps::symbol_slots(limit)) - 3) / bz2::ruler_slots(limit)) & ~3u;  // symbol_slots * 2 bytes, from a word boundary
+}
+__device__ inline std::uint8_t* stretch_base(const steps::Batch& a, std::size_t b) {
+  const auto p = reinterpret_cast<std::uintptr_t>(a.symbols + b * steps::symbol_slots(a.limit));
+  return reinterpret_cast<std::uint8_t*>((p + 3) & ~std::uintptr_t{3});
+}
+
+// steps::walk's succ and dist, and the stretch's bytes (a thread a ruler slot).
+__global__ void ruler_walk_kernel(steps::Batch a, std::size_t rulers, std::uint32_t cap) {
+  const std::size_t slots = a.slots();
+  for (std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; g < rulers; g += std::size_t{gridDim.x} * blockDim.x) {
+    const std::size_t b = g / slots;
+    const auto i = static_cast<std::uint32_t>(g % slots);
+    const bz2::BlockSymbols& s = a.info[b];
+    if (s.error != bz2::BlockError::none || i >= bz2::ruler_slots(s.nblock)) continue;
+    const std::uint32_t n = s.nblock, orig = s.orig_ptr, row = bz2::ruler_row(i, orig, n);
+    std::uint32_t* succ = a.succ + b * slots;
+    std::uint32_t* dist = a.dist + b * slots;
+    if (row == bz2::kNoRuler) {
+      succ[i] = bz2::kNoRuler;
+      dist[i] = 0;
+      continue;
+    }
+    const std::uint32_t* tt = a.tt + b * a.limit;
+    auto* kept = reinterpret_cast<std::uint32_t*>(stretch_base(a, b) + std::size_t{i} * cap);
+    std::uint32_t v = tt[row], d = 0, slot = bz2::kNoRuler, word = 0;
+    do {  // as ruler_walk; v = tt of the row reached, whose byte is the stretch's next
+      const std::uint32_t x = v >> 8;
+      ++d;
+      slot = bz2::ruler_of(x, orig, n);
+      v = tt[x];
+      if (d <= cap) {
+        word |= (v & 0xffu) << (8 * ((d - 1) & 3u));
+        if ((d & 3u) == 0) {
+          kept[(d - 1) / 4] = word;
+          word = 0;
+        }
+        if (d == cap) a.hist[b * a.links() * 256 + i] = x;  // where a longer stretch walks on
+      }
+    } while (slot == bz2::kNoRuler && d < n);
+    if (d < cap && (d & 3u) != 0) kept[(d - 1) / 4] = word;
+    succ[i] = slot;
+    dist[i] = d;
+  }
+}
+
+// steps::emit from the kept bytes, a warp a ruler slot.
+constexpr unsigned kEmitWarps = 8;
+__global__ void __launch_bounds__(kEmitWarps * 32) emit_warp_kernel(steps::Batch a, std::size_t rulers, std::uint32_t cap) {
+  const std::size_t g = std::size_t{blockIdx.x} * kEmitWarps + threadIdx.x / 32;
+  const unsigned lane = threadIdx.x % 32;
+  if (g >= rulers) return;
+  const std::size_t slots = a.slots(), b = g / slots;
+  const auto i = static_cast<std::uint32_t>(g % slots);
+  const bz2::BlockSymbols& s = a.info[b];
+  if (s.error != bz2::BlockError::none || i >= bz2::ruler_slots(s.nblock)) return;
+  const std::uint32_t start = a.start[b * slots + i];
+  if (start == bz2::kNoRuler) return;
+  const std::uint32_t n = s.nblock, d = a.dist[b * slots + i];
+  const std::uint32_t m = (d < cap ? d : cap) < n - start ? (d < cap ? d : cap) : n - start;  // ruler_emit stops at n
+  const std::uint8_t* kept = stretch_base(a, b) + std::size_t{i} * cap;
+  std::uint8_t* out = a.out + b * a.limit;
+  for (std::uint32_t j = lane; j < m; j += 32) out[start + j] = kept[j];
+  if (d > cap && lane == 0) {
+    const std::uint32_t* tt = a.tt + b * a.limit;
+    std::uint32_t v = tt[a.hist[b * a.links() * 256 + i]];
+    for (std::uint32_t j = cap; j < d && start + j < n; ++j) {
+      v = tt[v >> 8];
+      out[start + j] = static_cast<std::uint8_t>(v & 0xff);
+    }
+  }
+}
+
 template <void (*Step)(const steps::Batch&, std::size_t)>
 __global__ void each_kernel(steps::Batch a, std::size_t items) {
   for (std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; g < items; g += std::size_t{gridDim.x} * blockDim.x) Step(a, g);
@@ -231,11 +313,13 @@ void decode_batch(const BatchBlock* blocks, std::size_t count, std::uint32_t lim
   launch_links(a, links, true, stream);  // steps::link_scatter, a warp a chunk
   each_kernel<steps::pack><<<grid_for(bytes), kThreads, 0, stream>>>(a, bytes);
   PARCOMP_CHECK_LAUNCH();
-  each_kernel<steps::walk><<<grid_for(rulers), kThreads, 0, stream>>>(a, rulers);
+  const std::uint32_t cap = stretch_cap(limit);
+  ruler_walk_kernel<<<grid_for(rulers), kThreads, 0, stream>>>(a, rulers, cap);  // steps::walk, keeping the bytes
   PARCOMP_CHECK_LAUNCH();
   rank_kernel<<<static_cast<unsigned>(count), kRankThreads, 0, stream>>>(a);  // steps::rank, a CTA a block
   PARCOMP_CHECK_LAUNCH();
-  each_kernel<steps::emit><<<grid_for(rulers), kThreads, 0, stream>>>(a, rulers);
+  if (rulers > std::size_t{0x7fffffff} * kEmitWarps) throw ContractError("bz2gpu::decode_batch: " + std::to_string(rulers) + " rulers in one batch");
+  emit_warp_kernel<<<static_cast<unsigned>((rulers + kEmitWarps - 1) / kEmitWarps), kEmitWarps * 32, 0, stream>>>(a, rulers, cap);  // steps::emit
   PARCOMP_CHECK_LAUNCH();
   each_kernel<steps::repeat><<<grid_for(bytes), kThreads, 0, stream>>>(a, bytes);
   PARCOMP_CHECK_LAUNCH();
