@@ -19,7 +19,7 @@ PARCOMP_HD constexpr std::uint32_t item_chunks(std::uint32_t limit) { return (li
 PARCOMP_HD constexpr std::uint32_t link_chunks(std::uint32_t limit) { return (limit + kLinkChunk - 1) / kLinkChunk; }
 // A block's Huffman symbols (at most limit before the end-of-block symbol, and that one) are cut
 // into chunks of kSymbolChunk for the zero runs (a thread each).
-inline constexpr std::uint32_t kSymbolChunk = 4096;
+inline constexpr std::uint32_t kSymbolChunk = 1024;
 PARCOMP_HD constexpr std::uint32_t symbol_slots(std::uint32_t limit) { return limit + 1; }
 PARCOMP_HD constexpr std::uint32_t symbol_chunks(std::uint32_t limit) { return (limit + kSymbolChunk - 1) / kSymbolChunk; }
 // DecodeWork::path: where a block is after group_starts.
