@@ -5,20 +5,21 @@
 //   huff      one thread per block reads its header and tables and walks its Huffman codes (a
 //             serial chain of variable-length codes), each code's length only, to the start of
 //             every group of 50 symbols; every group then decodes its symbols at once, and chunks
-//             of 4096 symbols turn them into MTF items, zero runs as their lengths (a scan of the
+//             of 1024 symbols turn them into MTF items, zero runs as their lengths (a scan of the
 //             chunks' counts places them). A block that meets damage on the way is decoded by
 //             decode_items on its one thread, so that its verdict is the CPU reader's;
 //   mtf       the inverse MTF in chunks of 1024 items at once, each from a list of its own; a CTA
 //             per block chains the chunks' lists, a thread per list place, then every byte finds
 //             its value;
 //   link      the rows' links (a stable counting sort of the block's bytes: each row's next row)
-//             in chunks of 4096 bytes at once: counts, one thread per byte value of a block for the
-//             offsets, and the scatter;
+//             in chunks of 4096 bytes at once, a warp each: counts, one thread per byte value of a
+//             block for the offsets, and the scatter (on the host, a chunk on one thread);
 //   pack      every row at once: tt = next row << 8 | the row's byte (bzip2's tt).
 //   rulers    the chain of rows is ranked with rulers (bz2_block.hpp): every K-th row walks to
-//             the next ruler at once (one thread per ruler), one thread per block chains the
-//             rulers, every ruler writes its stretch, and a periodic block's first cycle is
-//             repeated.
+//             the next ruler at once (one thread per ruler, keeping the bytes it passes on the
+//             GPU), a CTA per block ranks the rulers by pointer jumping (one thread on the host),
+//             every ruler writes its stretch (a warp each on the GPU, from the kept bytes), and a
+//             periodic block's first cycle is repeated.
 // What stays on the host: finding the block magics, the inverse of the initial run-length stage
 // and the CRCs (bz2::finish_block), on every host thread.
 #pragma once
