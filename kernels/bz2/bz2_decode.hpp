@@ -8,7 +8,8 @@
 //             of 1024 symbols turn them into MTF items, zero runs as their lengths (a scan of the
 //             chunks' counts places them). A block that meets damage on the way is decoded by
 //             decode_items on its one thread, so that its verdict is the CPU reader's;
-//   mtf       the inverse MTF in chunks of 1024 items at once, each from a list of its own; a CTA
+//   mtf       the inverse MTF in chunks of 1024 items at once, each from a list of its own (in
+//             shared memory on the GPU, a thread's list in its own bank); a CTA
 //             per block chains the chunks' lists, a thread per list place, then every byte finds
 //             its value;
 //   link      the rows' links (a stable counting sort of the block's bytes: each row's next row)
