@@ -404,8 +404,11 @@ inline void record_device_peak(Stats& st, std::mutex& stats_m) {
   st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
 }
 
-// The GPU side of a job: waits for the warm-up (gpu_warmup.hpp) unless the job runs out of work
-// first, then runs work(device) on `lanes` threads per ready device (the options' devices, or all).
+// The GPU side of a job: starts the warm-up of the options' devices (gpu_warmup.hpp; all when
+// none are named) and runs work(device) on `lanes` threads of each device as soon as that device
+// is ready, so that a GPU whose context comes first does not wait for another's; unless the job
+// runs out of work first (then a GPU not yet ready is not waited for). The batch is split among
+// the devices asked for that exist, from the first GPU on (gpu_batch_per_device).
 // batches_in_flight: how many of its batches a GPU's worker holds at once (the reader's room
 // grows by that many batches per GPU). With gpus_expected (--gpu, or .bz2 by the input's size) the
 // room for one GPU is there from the start, so that the reader fills the first batches during
@@ -415,7 +418,7 @@ template <typename J>
 bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
                  const std::function<void(int)>& work, std::size_t batches_in_flight = kGpuBatchesInFlight,
                  bool gpus_expected = false, unsigned lanes = 1) {
-  gpu_warmup::start();
+  gpu_warmup::start(o.devices);
   std::size_t room_for = 0;  // GPUs whose batches the reader's room already holds
   if (o.max_blocks_in_flight == 0 && (o.require_gpu || gpus_expected)) {
     const std::lock_guard lock(job.m);
@@ -424,53 +427,27 @@ bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     job.cv.notify_all();
   }
   const double cuda_from = o.trace != nullptr ? o.trace->now() : 0.0;
-  gpu_warmup::State w;
-  for (;;) {
-    w = gpu_warmup::poll();
-    if (w.done) break;
-    std::unique_lock lock(job.m);
-    if (job.stop || (job.input_done && job.pending.empty())) {
-      if (o.require_gpu && !job.stop) {
-        lock.unlock();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        continue;  // --gpu: the work waits for the GPU
-      }
-      note(o, "GPUs not used: the input ended before CUDA was ready");
-      return false;
-    }
-    job.cv.wait_for(lock, std::chrono::milliseconds(5));
-  }
-  std::vector<int> devices;
-  for (const int d : w.ready)
-    if (o.devices.empty() || std::find(o.devices.begin(), o.devices.end(), d) != o.devices.end()) devices.push_back(d);
-  for (const int d : o.devices)
-    if (std::find(w.ready.begin(), w.ready.end(), d) == w.ready.end()) {
-      note(o, "GPU " + std::to_string(d) + " is not available");
-      if (o.require_gpu) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
-    }
-  if (devices.empty()) {
-    const std::string why = w.ready.empty() ? w.why_none : "none of the devices asked for";
-    note(o, "no GPU: " + why + "; the CPU workers do all the work");
-    if (o.require_gpu) throw ContractError("--gpu: " + why);
-    return false;
-  }
-  {
-    const std::lock_guard lock(stats_m);
-    st.first_gpu_ready_s = since(t0);
-  }
-  if (o.trace != nullptr) o.trace->add("cuda 0", "CUDA start-up", cuda_from, o.trace->now(), 0);
-  note(o, std::to_string(devices.size()) + " GPU(s) ready after " + std::to_string(w.seconds) + " s of CUDA start-up");
-  {
-    const std::lock_guard lock(job.m);
-    job.gpu_batch = gpu_batch_per_device(o, devices.size());
-    if (o.max_blocks_in_flight == 0) {  // room for every GPU's batches: one GPU's room, or more where the floor says
-      const std::size_t has = batches_in_flight * o.gpu_batch_blocks * room_for, want = batches_in_flight * job.gpu_batch * devices.size();
-      if (want > has) job.cap += want - has;
-    }
-    job.cv.notify_all();
-  }
+  std::vector<int> wanted, handled, launched;  // devices asked for that exist; those seen done; those working
+  bool counted = false;
+  std::string why_none;
   std::vector<std::thread> threads;
-  for (const int d : devices)
+  const auto launch = [&](int d, double ready_s) {
+    if (launched.empty()) {
+      {
+        const std::lock_guard lock(stats_m);
+        st.first_gpu_ready_s = since(t0);
+      }
+      const std::lock_guard lock(job.m);
+      job.gpu_batch = gpu_batch_per_device(o, wanted.size());
+      if (o.max_blocks_in_flight == 0) {  // room for every GPU's batches: one GPU's room, or more where the floor says
+        const std::size_t has = batches_in_flight * o.gpu_batch_blocks * room_for, want = batches_in_flight * job.gpu_batch * wanted.size();
+        if (want > has) job.cap += want - has;
+      }
+      job.cv.notify_all();
+    }
+    launched.push_back(d);
+    if (o.trace != nullptr) o.trace->add("cuda " + std::to_string(d), "CUDA start-up", cuda_from, o.trace->now(), 0);
+    note(o, "GPU " + std::to_string(d) + " ready after " + std::to_string(ready_s) + " s of CUDA start-up");
     for (unsigned lane = 0; lane < std::max(1u, lanes); ++lane)
       threads.emplace_back([&job, &work, d] {
         try {
@@ -480,7 +457,72 @@ bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
           job.fail(std::current_exception());
         }
       });
-  for (auto& t : threads) t.join();
+  };
+  const auto join = [&] {
+    for (auto& t : threads) t.join();
+    threads.clear();
+  };
+  try {
+    for (;;) {
+      const gpu_warmup::State w = gpu_warmup::poll();
+      if (w.counted && !counted) {
+        counted = true;
+        why_none = w.why_none;
+        if (o.devices.empty()) {
+          for (int d = 0; d < w.count; ++d) wanted.push_back(d);
+        } else {
+          for (const int d : o.devices) {
+            if (d >= 0 && d < w.count) {
+              if (std::find(wanted.begin(), wanted.end(), d) == wanted.end()) wanted.push_back(d);
+              continue;
+            }
+            note(o, "GPU " + std::to_string(d) + " is not available");
+            if (o.require_gpu) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
+          }
+          if (wanted.empty() && why_none.empty()) why_none = "none of the devices asked for";
+        }
+      }
+      bool all_done = counted;
+      for (const int d : wanted) {
+        const gpu_warmup::Device* e = w.find(d);
+        if (e == nullptr || !e->done) {
+          all_done = false;
+          continue;
+        }
+        if (std::find(handled.begin(), handled.end(), d) != handled.end()) continue;
+        handled.push_back(d);
+        if (e->ready) {
+          launch(d, e->seconds);
+          continue;
+        }
+        note(o, "GPU " + std::to_string(d) + " is not available (no context)");
+        if (o.require_gpu && !o.devices.empty()) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
+      }
+      if (all_done) break;
+      std::unique_lock lock(job.m);
+      if (job.stop || (job.input_done && job.pending.empty())) {
+        if (!launched.empty()) break;  // the GPUs that started finish the work; the others are not waited for
+        if (o.require_gpu && !job.stop) {
+          lock.unlock();
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          continue;  // --gpu: the work waits for the GPU
+        }
+        note(o, "GPUs not used: the input ended before CUDA was ready");
+        return false;
+      }
+      job.cv.wait_for(lock, std::chrono::milliseconds(5));
+    }
+  } catch (...) {
+    if (launched.empty()) throw;
+    job.fail(std::current_exception());  // lanes are running: they stop, and the job reports it
+  }
+  join();
+  if (launched.empty()) {
+    const std::string why = why_none.empty() ? "no CUDA device could make a context" : why_none;
+    note(o, "no GPU: " + why + "; the CPU workers do all the work");
+    if (o.require_gpu) throw ContractError("--gpu: " + why);
+    return false;
+  }
   return true;
 }
 

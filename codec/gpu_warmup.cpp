@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -13,42 +14,64 @@ namespace parcomp::gpu_warmup {
 namespace {
 
 std::mutex m;
-std::once_flag started;
+bool started = false, all_asked = false;
+std::vector<int> asked;  // devices asked for before the count was known
 State state;
 std::chrono::steady_clock::time_point t0;
 
-void run() {
-  const int count = cuda_device_count();
-  std::vector<int> ready;
-  std::string why;
-  if (count == 0) {
-    why = "no CUDA device (" + cuda_unavailable_reason() + ")";
-  } else {
-    std::vector<std::thread> threads;
-    std::vector<int> ok(static_cast<std::size_t>(count), 0);
-    for (int d = 0; d < count; ++d)
-      threads.emplace_back([d, &ok] {
-        if (cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess) ok[static_cast<std::size_t>(d)] = 1;
-      });
-    for (auto& t : threads) t.join();
-    for (int d = 0; d < count; ++d)
-      if (ok[static_cast<std::size_t>(d)] != 0) ready.push_back(d);
-    if (ready.empty()) why = "no CUDA device could make a context";
+double since_start() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+
+// With m held and the count known: a context-making thread for each device of `ids` (all when
+// `all`) that exists and was not started.
+void launch_locked(const std::vector<int>& ids, bool all) {
+  std::vector<int> todo;
+  if (all)
+    for (int d = 0; d < state.count; ++d) todo.push_back(d);
+  else
+    todo = ids;
+  for (const int d : todo) {
+    if (d < 0 || d >= state.count || state.find(d) != nullptr) continue;
+    state.devices.push_back(Device{d, false, false, 0.0});
+    std::thread([d] {
+      const bool ok = cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess;
+      const std::lock_guard lock(m);
+      for (auto& e : state.devices)
+        if (e.id == d) e = Device{d, true, ok, since_start()};
+    }).detach();
   }
+}
+
+void count_devices() {
+  const int count = cuda_device_count();
+  const std::string why = count == 0 ? "no CUDA device (" + cuda_unavailable_reason() + ")" : std::string();
   const std::lock_guard lock(m);
-  state.done = true;
-  state.ready = std::move(ready);
-  state.why_none = std::move(why);
-  state.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  state.count = count;
+  state.why_none = why;
+  state.counted = true;
+  launch_locked(asked, all_asked);
+  asked.clear();
 }
 
 }  // namespace
 
-void start() {
-  std::call_once(started, [] {
+const Device* State::find(int d) const {
+  const auto it = std::find_if(devices.begin(), devices.end(), [d](const Device& e) { return e.id == d; });
+  return it == devices.end() ? nullptr : &*it;
+}
+
+void start(const std::vector<int>& devices) {
+  const std::lock_guard lock(m);
+  if (!started) {
+    started = true;
     t0 = std::chrono::steady_clock::now();
-    std::thread(run).detach();
-  });
+    std::thread(count_devices).detach();
+  }
+  if (state.counted) {
+    launch_locked(devices, devices.empty());
+  } else {
+    if (devices.empty()) all_asked = true;
+    asked.insert(asked.end(), devices.begin(), devices.end());
+  }
 }
 
 State poll() {

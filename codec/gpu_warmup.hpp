@@ -1,24 +1,36 @@
 // CUDA's start-up off the critical path: the driver's initialisation and one context per device
-// (0.2 to 0.35 s on the H200 host) run on background threads from the first call on, while the
-// CPU workers already compress. A GPU worker joins once its device is ready; work that ends
-// before then never waits for it. The threads are detached: a program that finishes early leaves
-// with _Exit (the parcomp program does), not by destroying a CUDA runtime that is still starting.
+// (0.2 to 0.35 s on the H200 host, 0.47 s for two on a two-H100 host) run on background threads
+// from the first call on, while the CPU workers already compress. Only the devices asked for get a
+// context (--devices 0 on a two-GPU host makes none on GPU 1), each on its own thread, and each
+// device's readiness is known on its own, so that a GPU worker joins as soon as its own device is
+// ready; work that ends before then never waits for it. The threads are detached: a program that
+// finishes early leaves with _Exit (the parcomp program does), not by destroying a CUDA runtime
+// that is still starting.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace parcomp::gpu_warmup {
 
-// Starts the warm-up of every device (once per process; later calls do nothing).
-void start();
+// Starts the warm-up of `devices` (empty: every device). The first call starts the clock and the
+// driver; a later call adds the devices not yet started and leaves the others as they are.
+void start(const std::vector<int>& devices = {});
+
+struct Device {
+  int id = 0;
+  bool done = false;     // its context was made, or failed
+  bool ready = false;    // it has a context
+  double seconds = 0;    // from the first start() to done
+};
 
 struct State {
-  bool done = false;          // the device count is known and every device's context is made
-  std::vector<int> ready;     // devices with a context
-  std::string why_none;       // when ready is empty: the reason
-  double seconds = 0;         // from start() to done
+  bool counted = false;         // the driver is up and the device count is known
+  int count = 0;                // devices the driver sees
+  std::string why_none;         // when count is 0: the reason
+  std::vector<Device> devices;  // those started, in the order asked
+  // The entry for device d, or nullptr when it was not started (or does not exist).
+  const Device* find(int d) const;
 };
 // The state now (non-blocking).
 State poll();

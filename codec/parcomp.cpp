@@ -596,7 +596,7 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error, reported
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
-  if (may_use_gpus(cli)) gpu_warmup::start();  // CUDA starts while the first blocks are read
+  if (may_use_gpus(cli)) gpu_warmup::start(cli.engine.devices);  // CUDA starts while the first blocks are read
   const bool progress_on = !cli.quiet && (cli.progress == 1 || (cli.progress == -1 && ::isatty(STDERR_FILENO)));
   if (!cli.trace_file.empty()) cli.engine.trace = &trace;
   int status = kOk;

@@ -3,6 +3,7 @@
 // frames and a short last block; every GPU of the machine takes part.
 #include "codec/common/errors.hpp"
 #include "codec/engine.hpp"
+#include "codec/gpu_warmup.hpp"
 #include "datasets/synthetic.hpp"
 #include "gpu_test.hpp"
 #include "kernels/common/device.hpp"
@@ -10,8 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <string>
+#include <thread>
+#include <unistd.h>
 
 namespace {
 using namespace parcomp;
@@ -255,6 +259,37 @@ TEST_F(EngineGpu, EveryGpuTakesWorkWithTheSameBytes) {
     std::sort(sd.gpus.begin(), sd.gpus.end());
     EXPECT_EQ(sd.gpus, all) << "not every GPU decompressed";
   }
+}
+
+// CUDA's warm-up makes contexts on the devices asked for and no others (--devices 0 on a two-GPU
+// host leaves GPU 1 alone), and a later call adds a device. In a fresh process (a threadsafe death
+// test re-runs this binary), since the warm-up is the process's own.
+TEST_F(EngineGpu, WarmUpStartsOnlyTheDevicesAskedFor) {
+  const int n = cuda_device_count();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto wait_for = [](int d) {
+    for (int i = 0; i < 60000; ++i) {
+      const gpu_warmup::State w = gpu_warmup::poll();
+      if (w.counted && (w.find(d) == nullptr || w.find(d)->done)) return w;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return gpu_warmup::poll();
+  };
+  EXPECT_EXIT(
+      {
+        gpu_warmup::start({0});
+        gpu_warmup::State w = wait_for(0);
+        if (!w.counted || w.count != n) ::_exit(10);
+        if (w.devices.size() != 1 || w.devices[0].id != 0 || !w.devices[0].ready) ::_exit(11);
+        if (n >= 2) {
+          gpu_warmup::start({1});
+          w = wait_for(1);
+          if (w.devices.size() != 2 || w.find(1) == nullptr || !w.find(1)->ready) ::_exit(12);
+        }
+        ::_exit(0);
+      },
+      ::testing::ExitedWithCode(0), "")
+      << "exit 10: the count; 11: devices other than 0 started, or 0 not ready; 12: device 1 not added later";
 }
 
 }  // namespace
