@@ -8,13 +8,19 @@
 #include "gpu_test.hpp"
 #include "kernels/common/device.hpp"
 
+#include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -262,34 +268,68 @@ TEST_F(EngineGpu, EveryGpuTakesWorkWithTheSameBytes) {
 }
 
 // CUDA's warm-up makes contexts on the devices asked for and no others (--devices 0 on a two-GPU
-// host leaves GPU 1 alone), and a later call adds a device. In a fresh process (a threadsafe death
-// test re-runs this binary), since the warm-up is the process's own.
+// host leaves GPU 1 alone), and a later call adds a device. In a fresh process, since the warm-up
+// is the process's own: the test runs this binary again (/proc/self/exe, this test alone) with
+// PARCOMP_WARMUP_CHILD set, and that child's exit status is the verdict.
 TEST_F(EngineGpu, WarmUpStartsOnlyTheDevicesAskedFor) {
   const int n = cuda_device_count();
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const auto wait_for = [](int d) {
-    for (int i = 0; i < 60000; ++i) {
-      const gpu_warmup::State w = gpu_warmup::poll();
-      if (w.counted && (w.find(d) == nullptr || w.find(d)->done)) return w;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (std::getenv("PARCOMP_WARMUP_CHILD") != nullptr) {
+    const auto wait_for = [](int d) {
+      for (int i = 0; i < 60000; ++i) {
+        const gpu_warmup::State w = gpu_warmup::poll();
+        if (w.counted && (w.find(d) == nullptr || w.find(d)->done)) return w;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      return gpu_warmup::poll();
+    };
+    gpu_warmup::start({0});
+    gpu_warmup::State w = wait_for(0);
+    if (!w.counted || w.count != n) ::_exit(10);
+    if (w.devices.size() != 1 || w.devices[0].id != 0 || !w.devices[0].ready) ::_exit(11);
+    // The driver's word on it: device 0's primary context is active, device 1's not.
+    void* get = nullptr;
+    void* state = nullptr;
+    if (cudaGetDriverEntryPointByVersion("cuDeviceGet", &get, 12000, cudaEnableDefault, nullptr) != cudaSuccess ||
+        cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &state, 12000, cudaEnableDefault, nullptr) != cudaSuccess)
+      ::_exit(15);
+    const auto active = [&](int d) {
+      CUdevice dev = 0;
+      unsigned flags = 0;
+      int on = 0;
+      if (reinterpret_cast<CUresult (*)(CUdevice*, int)>(get)(&dev, d) != CUDA_SUCCESS ||
+          reinterpret_cast<CUresult (*)(CUdevice, unsigned*, int*)>(state)(dev, &flags, &on) != CUDA_SUCCESS)
+        ::_exit(15);
+      return on != 0;
+    };
+    if (!active(0)) ::_exit(13);
+    if (n >= 2 && active(1)) ::_exit(14);
+    if (n >= 2) {
+      gpu_warmup::start({1});
+      w = wait_for(1);
+      if (w.devices.size() != 2 || w.find(1) == nullptr || !w.find(1)->ready) ::_exit(12);
     }
-    return gpu_warmup::poll();
-  };
-  EXPECT_EXIT(
-      {
-        gpu_warmup::start({0});
-        gpu_warmup::State w = wait_for(0);
-        if (!w.counted || w.count != n) ::_exit(10);
-        if (w.devices.size() != 1 || w.devices[0].id != 0 || !w.devices[0].ready) ::_exit(11);
-        if (n >= 2) {
-          gpu_warmup::start({1});
-          w = wait_for(1);
-          if (w.devices.size() != 2 || w.find(1) == nullptr || !w.find(1)->ready) ::_exit(12);
-        }
-        ::_exit(0);
-      },
-      ::testing::ExitedWithCode(0), "")
-      << "exit 10: the count; 11: devices other than 0 started, or 0 not ready; 12: device 1 not added later";
+    ::_exit(0);
+  }
+  const std::string filter = "--gtest_filter=EngineGpu.WarmUpStartsOnlyTheDevicesAskedFor";
+  char* const argv[] = {const_cast<char*>("parcomp-tests-gpu"), const_cast<char*>(filter.c_str()), nullptr};
+  std::vector<std::string> env_s{"PARCOMP_WARMUP_CHILD=1"};
+  for (char** e = environ; *e != nullptr; ++e) env_s.emplace_back(*e);
+  std::vector<char*> env;
+  for (auto& e : env_s) env.push_back(e.data());
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &quiet, nullptr, argv, env.data());
+  posix_spawn_file_actions_destroy(&quiet);
+  ASSERT_EQ(rc, 0) << "cannot run /proc/self/exe";
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "exit 10: the device count; 11: devices other than 0 got a context, or 0 none; "
+                                       "12: device 1 not added by a later start(); 13: no context on device 0; "
+                                       "14: a context on device 1; 15: the driver's entry points";
 }
 
 }  // namespace
