@@ -50,7 +50,7 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
 
 void GpuBlockDecoder::run() {
   bz2gpu::decode_batch(table_.data(), count_, limit_, info_.data(), out_.data(), scratch_.data(), scratch_.size_bytes(), stream_, walk_);
-  const std::size_t bytes = count_ * std::size_t{limit_};
+  const std::size_t bytes = std::min(count_ * std::size_t{limit_}, host_piece_);
   if (bytes > host_bytes_ && !host_ready_.valid()) {  // while the GPU decodes, off the lane's thread
     int device = 0;
     PARCOMP_CUDA_CHECK(cudaGetDevice(&device));
@@ -100,23 +100,40 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
     PARCOMP_CUDA_CHECK(cudaMemcpyAsync(info.data(), info_.data(), count_ * sizeof(BlockSymbols), cudaMemcpyDeviceToHost, stream_));
   PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const auto t1 = Clock::now();
-  // Each decoded block's bytes, packed.
+  // Each decoded block's bytes, packed, come back in pieces of consecutive blocks of at most
+  // host_piece_ bytes (or one block, were it larger), each ended on the host threads before the next
+  // comes: the kept host copy is one piece, not the batch.
   std::vector<std::size_t> offset(count_ + 1, 0);
   for (std::size_t i = 0; i < count_; ++i)
     offset[i + 1] = offset[i] + (info[i].error == BlockError::none ? info[i].nblock : 0);
-  // Into the kept host copy (its pages already touched); the copies cover every byte finish reads.
+  std::size_t largest = 1;
+  for (std::size_t i = 0; i < count_; ++i) largest = std::max(largest, offset[i + 1] - offset[i]);
   if (host_ready_.valid()) host_ready_.get();  // run()'s allocation (its error, if any, thrown here)
-  ready_host(std::max<std::size_t>(offset[count_], 1));
+  ready_host(std::max(largest, std::min(offset[count_], host_piece_)));
   std::uint8_t* const bytes = host_.get();
-  for (std::size_t i = 0; i < count_; ++i)
-    if (offset[i + 1] > offset[i])
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes + offset[i], out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
-                                         cudaMemcpyDeviceToHost, stream_));
-  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  const auto t2 = Clock::now();
-  std::vector<GpuBlockOut> outs = finish(blocks, info, {bytes, offset[count_]}, offset, threads);
+  std::vector<GpuBlockOut> outs(count_);
+  Clock::duration download{}, ended{};
+  for (std::size_t first = 0; first < count_;) {
+    std::size_t last = first + 1;  // the piece: blocks first .. last - 1
+    while (last < count_ && offset[last + 1] - offset[first] <= host_bytes_) ++last;
+    const auto c0 = Clock::now();
+    for (std::size_t i = first; i < last; ++i)
+      if (offset[i + 1] > offset[i])
+        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bytes + (offset[i] - offset[first]), out_.data() + i * std::size_t{limit_}, offset[i + 1] - offset[i],
+                                           cudaMemcpyDeviceToHost, stream_));
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const auto c1 = Clock::now();
+    std::vector<std::size_t> at(offset.begin() + static_cast<std::ptrdiff_t>(first), offset.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+    for (std::size_t& x : at) x -= offset[first];
+    std::vector<GpuBlockOut> part = finish(blocks.subspan(first, last - first), std::span<const BlockSymbols>(info).subspan(first, last - first),
+                                           {bytes, at.back()}, at, threads);
+    std::move(part.begin(), part.end(), outs.begin() + static_cast<std::ptrdiff_t>(first));
+    download += c1 - c0;
+    ended += Clock::now() - c1;
+    first = last;
+  }
   const auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  last_collect_ = {secs(t1 - t0), secs(t2 - t1), secs(Clock::now() - t2)};
+  last_collect_ = {secs(t1 - t0), secs(download), secs(ended)};
   return outs;
 }
 

@@ -41,6 +41,9 @@ class GpuBlockDecoder {
   void run();
   // The walk's lookup bits and threads for the next run()s (bz2gpu::WalkConfig; the bits are the same).
   void set_walk(bz2gpu::WalkConfig walk) { walk_ = walk; }
+  // The bytes collect() brings back and ends at a time (consecutive blocks; one block where a block
+  // is larger); 64 MiB unless set (tests set small pieces).
+  void set_host_piece(std::size_t bytes) { host_piece_ = bytes == 0 ? 1 : bytes; }
   // Waits for run(), downloads, and ends every block on the host threads (0: all of them).
   std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0);
   // The device bytes this decoder holds.
@@ -65,9 +68,9 @@ class GpuBlockDecoder {
   DeviceBuffer<bz2gpu::BatchBlock> table_;
   DeviceBuffer<BlockSymbols> info_;
   DeviceBytes scratch_;
-  // The decoded bytes' host copy, kept from batch to batch and allocated while the GPU decodes the
-  // first batch (run()): pinned, so that the copies back run at the link's rate (pageable ones took
-  // 31 ms of each 256-block batch, 8 GB/s, on the lane that bounds 25 copies: H100 host, 052a1da);
+  // The decoded bytes' host copy, one piece of a batch (host_piece_), kept from batch to batch and
+  // allocated while the GPU decodes the first batch (run()): pinned, so that the copies back run at
+  // the link's rate (pageable ones took 31 ms of each 256-block batch, 8 GB/s, on the lane that bounds 25 copies: H100 host, 052a1da);
   // where pinning fails, pageable memory with its pages touched on every host thread, so the copies
   // back do not stop on page faults (an H100 trace at 656702b: 1.1 GB/s into fresh memory).
   struct HostFree {
@@ -76,6 +79,11 @@ class GpuBlockDecoder {
   };
   std::unique_ptr<std::uint8_t[], HostFree> host_;
   std::size_t host_bytes_ = 0;
+  // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time
+  // (consecutive blocks): the batch's whole 230 MB (256 blocks of 900k) in two slots on each GPU
+  // held 460 MB of pinned memory per GPU and put .bz2 decompression on two H200s at 2.17 GB of peak
+  // RSS (25 copies of the tarball; 1.96 GB on one of them; session 16).
+  std::size_t host_piece_ = std::size_t{64} << 20;
   void ready_host(std::size_t bytes);
   // run()'s ready_host on a thread of its own, waited for by collect(): pinning a 256-block batch's
   // 230 MB takes about 75 ms, which on the lane's thread held up the next batch's upload (the first

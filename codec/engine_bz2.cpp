@@ -549,6 +549,7 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
     if (o.bz2_gpu_walk_bits != 0) walk.bits = o.bz2_gpu_walk_bits;
     if (o.bz2_gpu_walk_threads != 0) walk.threads = o.bz2_gpu_walk_threads;
     sl.decoder->set_walk(walk);
+    if (o.bz2_gpu_host_piece != 0) sl.decoder->set_host_piece(o.bz2_gpu_host_piece);
   }
   std::uint64_t blocks_done = 0;
   Trace* const tr = o.trace;

@@ -103,6 +103,8 @@ void usage(std::FILE* to) {
                "                      CPU worker, and the batches each GPU works on and has queued\n"
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
+               "      --gpu-host-piece N  .bz2 decompression: MiB of decoded bytes each GPU slot brings back\n"
+               "                      and ends at a time, in pinned memory (default 64)\n"
                "      --output-io M   how an output file is written: auto (the default: write() calls, and on tmpfs\n"
                "                      past the first 64 MiB mapped windows that helper threads fill with pages\n"
                "                      ahead of the writer), write (write() calls only) or map (windows from the\n"
@@ -234,6 +236,8 @@ Cli parse_args(int argc, char** argv) {
         throw UsageError("--gpu-walk takes 12x256, 12x64, 11x256 or 11x64, not " + v);
       c.engine.bz2_gpu_walk_bits = v[1] == '2' ? 12 : 11;
       c.engine.bz2_gpu_walk_threads = v.ends_with("x256") ? 256u : 64u;
+    } else if (a == "--gpu-host-piece") {
+      c.engine.bz2_gpu_host_piece = count_in(a, value(), 1, 4096) << 20;
     } else if (a == "--output-io") {
       const std::string v = value();
       if (v == "auto") c.output_io = engine::FileSink::Mode::automatic;

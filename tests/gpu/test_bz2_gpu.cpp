@@ -38,13 +38,14 @@ using parcomp::testing::sized;
 
 class Bz2Gpu : public parcomp::testing::GpuTest {};
 
-// Decodes the candidates on the GPU (with the walk's configuration `walk`); expects the CPU
-// reader's verdicts.
-void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, const std::string& what, bz2gpu::WalkConfig walk = {}) {
+// Decodes the candidates on the GPU (with the walk's configuration `walk`, and collect()'s pieces
+// of `piece` bytes unless 0); expects the CPU reader's verdicts.
+void expect_cpu_verdicts(const std::vector<bz2::GpuBlockIn>& blocks, const std::string& what, bz2gpu::WalkConfig walk = {}, std::size_t piece = 0) {
   cudaStream_t stream = nullptr;
   PARCOMP_CUDA_CHECK(cudaStreamCreate(&stream));
   bz2::GpuBlockDecoder decoder(stream, 9);
   decoder.set_walk(walk);
+  if (piece != 0) decoder.set_host_piece(piece);
   decoder.load(blocks);
   decoder.run();
   const auto outs = decoder.collect(blocks);
@@ -80,6 +81,9 @@ TEST_F(Bz2Gpu, BlocksLibbz2WroteGiveTheCpuReadersBytes) {
     for (const unsigned threads : {256u, 64u})
       expect_cpu_verdicts(blocks, "libbz2's blocks, a walk of " + std::to_string(bits) + " bits in " + std::to_string(threads) + " threads",
                           {bits, threads});
+  // collect() in pieces: a block at a time, and a few blocks at a time
+  for (const std::size_t piece : {std::size_t{1}, std::size_t{3} << 20})
+    expect_cpu_verdicts(blocks, "libbz2's blocks, collected in pieces of " + std::to_string(piece) + " bytes", {}, piece);
 }
 
 TEST_F(Bz2Gpu, FalseCandidatesAndDamageGiveTheCpuReadersErrors) {
@@ -112,6 +116,7 @@ TEST_F(Bz2Gpu, FalseCandidatesAndDamageGiveTheCpuReadersErrors) {
   blocks.push_back({&cut, bits[0], true, bz2::Where{}});
   expect_cpu_verdicts(blocks, "damaged");
   expect_cpu_verdicts(blocks, "damaged, a walk of 11 bits in 64 threads", {11, 64});
+  expect_cpu_verdicts(blocks, "damaged, collected a block at a time", {}, 1);
 }
 
 TEST_F(Bz2Gpu, BlocksInSeveralWindowsWithBasesAndNames) {
