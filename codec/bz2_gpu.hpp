@@ -42,7 +42,7 @@ class GpuBlockDecoder {
   // The walk's lookup bits and threads for the next run()s (bz2gpu::WalkConfig; the bits are the same).
   void set_walk(bz2gpu::WalkConfig walk) { walk_ = walk; }
   // The bytes collect() brings back and ends at a time (consecutive blocks; one block where a block
-  // is larger); 64 MiB unless set (tests set small pieces).
+  // is larger); 32 MiB unless set (tests set small pieces).
   void set_host_piece(std::size_t bytes) { host_piece_ = bytes == 0 ? 1 : bytes; }
   // Waits for run(), downloads, and ends every block on the host threads (0: all of them).
   std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0);
@@ -81,9 +81,12 @@ class GpuBlockDecoder {
   std::size_t host_bytes_ = 0;
   // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time
   // (consecutive blocks): the batch's whole 230 MB (256 blocks of 900k) in two slots on each GPU
-  // held 460 MB of pinned memory per GPU and put .bz2 decompression on two H200s at 2.17 GB of peak
-  // RSS (25 copies of the tarball; 1.96 GB on one of them; session 16).
-  std::size_t host_piece_ = std::size_t{64} << 20;
+  // held 460 MB of pinned memory per GPU. 25 copies of the tarball decompressed on two H200s (32
+  // threads, session 16, 3 runs each, two calls), wall and peak RSS: whole batches 2.98-3.17 s and
+  // 2.14-2.17 GB against pieces of 64 MiB 2.93-3.08 s and 1.98-1.99 GB (one GPU: 2.89-3.01 s and
+  // 1.91-1.95 GB against 2.74-2.90 s and 1.57-1.58 GB); in the next call 64 MiB 3.05-3.18 s and
+  // 1.98-2.01 GB against 32 MiB 3.02-3.05 s and 1.82-1.87 GB (one GPU: 1.55-1.62 against 1.42-1.53).
+  std::size_t host_piece_ = std::size_t{32} << 20;
   void ready_host(std::size_t bytes);
   // run()'s ready_host on a thread of its own, waited for by collect(): pinning a 256-block batch's
   // 230 MB takes about 75 ms, which on the lane's thread held up the next batch's upload (the first

@@ -149,7 +149,7 @@ struct Options {
   int bz2_gpu_walk_bits = 0;
   unsigned bz2_gpu_walk_threads = 0;
   // .bz2 decompression: the decoded bytes each GPU slot brings back and ends at a time, in its kept
-  // pinned memory (bz2::GpuBlockDecoder::set_host_piece); 0 takes the default, 64 MiB.
+  // pinned memory (bz2::GpuBlockDecoder::set_host_piece); 0 takes the default, 32 MiB.
   std::size_t bz2_gpu_host_piece = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of

@@ -104,7 +104,7 @@ void usage(std::FILE* to) {
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
                "      --gpu-host-piece N  .bz2 decompression: MiB of decoded bytes each GPU slot brings back\n"
-               "                      and ends at a time, in pinned memory (default 64)\n"
+               "                      and ends at a time, in pinned memory (default 32)\n"
                "      --output-io M   how an output file is written: auto (the default: write() calls, and on tmpfs\n"
                "                      past the first 64 MiB mapped windows that helper threads fill with pages\n"
                "                      ahead of the writer), write (write() calls only) or map (windows from the\n"
