@@ -304,10 +304,11 @@ class FdSource : public engine::Source {
       throw EnvironmentError("read failed: " + name_ + ": " + errno_text(errno));
     }
   }
-  // A regular file: pieces of at least 4 MiB read with pread() on several threads from where the
-  // file stands, then the file's offset moved past what they got.
+  // A regular file: pieces of at least 1 MiB read with pread() on several threads from where the
+  // file stands, then the file's offset moved past what they got (into fresh memory a read is
+  // mostly page faults, which the threads take in parallel).
   std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) override {
-    constexpr std::size_t kPiece = std::size_t{4} << 20;
+    constexpr std::size_t kPiece = std::size_t{1} << 20;
     const off_t at = regular_ && threads > 1 && n >= 2 * kPiece ? ::lseek(fd_, 0, SEEK_CUR) : -1;
     if (at < 0) return engine::Source::read_full(buf, n, threads);
     const std::size_t pieces = std::min<std::size_t>(threads, n / kPiece), size = (n + pieces - 1) / pieces;
