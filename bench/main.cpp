@@ -120,6 +120,14 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("parcomp_git_sha", build["git_sha"].get<std::string>() +
                                                      (build["git_dirty"].get<bool>() ? "-dirty" : ""));
   benchmark::AddCustomContext("parcomp_build_type", PARCOMP_BUILD_TYPE);
+  // Debian's libbenchmark is built without NDEBUG, so the library prints "***WARNING*** Library was
+  // built as DEBUG" and writes library_build_type "debug": that is its own code, not parcomp's.
+  benchmark::AddCustomContext(
+      "parcomp_note",
+      fmt::format("parcomp's code is a {} build; a '***WARNING*** Library was built as DEBUG' line (and the JSON's "
+                  "library_build_type) describes the Google Benchmark library this was linked with, not the code "
+                  "it times",
+                  PARCOMP_BUILD_TYPE));
   benchmark::AddCustomContext("parcomp_gpu", device.is_null() ? device_note : device["name"].get<std::string>());
 
   benchmark::RunSpecifiedBenchmarks();

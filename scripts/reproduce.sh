@@ -3,14 +3,19 @@
 # at a time with a progress line after each (time spent, an estimate of what is left), write
 # results/<gpu>/<date>-<sha>.json and regenerate the plots into plots/out/.
 #
-#   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [--with-nvcomp] [-- extra parcomp-bench args]
+#   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [--with-nvcomp] [--results DIR] [--plots DIR]
+#                        [-- extra parcomp-bench args]
 #
 # --filter  Google Benchmark regex (default: every benchmark), e.g. 'parle.encode/gpu'
 # --quick   sizes up to 2^20 and one repetition: a check that everything runs, not a result
 # --fetch   fetch the real datasets first (datasets/fetch.py all; --mirror via $PARCOMP_MIRROR)
 # --with-nvcomp  install NVIDIA nvCOMP with pip (nvidia-libnvcomp-cu13, NVIDIA's proprietary
 #           license; never part of this repository) so that codecs.landscape's nvCOMP rows run
-# Without a CUDA device only the CPU baselines run, and the script says so.
+# --results the folder of results/<gpu>/ (default: results/ of the repository)
+# --plots   where the plots go (default: plots/out/)
+# Without a CUDA device only the CPU baselines run, and the script says so. Rows skipped for what the
+# machine lacks (a dataset, a program, nvCOMP) are in the result file as skipped, with the reason and
+# the command that brings it; the run still succeeds.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -19,14 +24,18 @@ quick=0
 fetch=0
 nvcomp=0
 extra=()
+results_root="$PARCOMP_ROOT/results"
+plots_dir="$PARCOMP_ROOT/plots/out"
 while [ $# -gt 0 ]; do
   case "$1" in
     --filter) filter="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --fetch) fetch=1; shift ;;
     --with-nvcomp) nvcomp=1; shift ;;
+    --results) results_root="$2"; shift 2 ;;
+    --plots) plots_dir="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
 done
@@ -56,7 +65,7 @@ if [ -z "$gpu" ]; then
   gpu="no-gpu-$(hostname -s)"
 fi
 sha=$(git -C "$PARCOMP_ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
-outdir="$PARCOMP_ROOT/results/$gpu"
+outdir="$results_root/$gpu"
 out="$outdir/$(date -u +%Y%m%d-%H%M%S)-$sha.json"
 mkdir -p "$outdir"
 args=()
@@ -83,6 +92,6 @@ python3 "$PARCOMP_ROOT/scripts/run_experiments.py" "$bench" --out "$out" --filte
   -- "${args[@]}" "${extra[@]}" || status=$?
 say "results: $out"
 [ -f "$out" ] || die "no results were written"
-python3 "$PARCOMP_ROOT/plots/make_all.py" "$out" --out "$PARCOMP_ROOT/plots/out"
-say "plots: $PARCOMP_ROOT/plots/out/"
+python3 "$PARCOMP_ROOT/plots/make_all.py" "$out" --out "$plots_dir"
+say "plots: $plots_dir/"
 [ $status -eq 0 ] || die "some benchmark calls failed (see above); the results and plots hold the others"

@@ -19,7 +19,12 @@ file (scripts/merge_results.py: the first call's context, every other call under
 context.merged_runs) records context.experiment_seconds for the next run's estimate and for the
 README's "how long it takes". Exit status 1 when a call failed (the others still run).
 
-A run longer than one sitting (a GPU machine lent 10 minutes a call) goes in parts: with --parts
+Without --parts a run is one sitting: rows that parcomp-bench skipped for what this machine lacks (a
+dataset, a program, nvCOMP) stay in the merged file as skipped rows with their reason, the summary
+lines count them by what they lacked with the command that brings it (also in
+context.parcomp_skipped), and the exit status is 0.
+
+A run longer than one sitting (a machine lent for a few minutes at a time) goes in parts: with --parts
 DIR each experiment's file is kept as DIR/<experiment>.json (its seconds beside it), and an
 experiment whose file is there from an earlier call is not run again; with --deadline SECONDS no
 experiment starts once that many seconds have passed, nor one that the estimate says would not end
@@ -190,15 +195,40 @@ def retry_reason(entry: dict, accepted: set[str]) -> str | None:
     return msg.split(":", 1)[1].strip().split(" (")[0][:60] if m else None
 
 
+def skipped_rows(doc: dict, accepted: set[str]) -> dict[str, str]:
+    """The rows of a call's file skipped for something a later call can bring: name -> what."""
+    out: dict[str, str] = {}
+    for b in doc.get("benchmarks", []):
+        why = retry_reason(b, accepted)
+        if why:
+            out[b.get("run_name", b["name"])] = why
+    return out
+
+
+def how_to_bring(what: str) -> str:
+    """The command that brings what a skipped row lacked."""
+    if what.startswith("dataset "):
+        return "scripts/reproduce.sh --fetch (or: python3 datasets/fetch.py all)"
+    if "nvCOMP" in what:
+        return "scripts/reproduce.sh --with-nvcomp"
+    m = re.match(r"(\S+) not found", what)
+    return f"apt-get install {m.group(1)}" if m else "see the rows' error_message"
+
+
+def skip_summary(skipped: dict[str, str]) -> dict[str, dict]:
+    """Skipped rows grouped by what they lacked: {what: {"rows": n, "how": command}}."""
+    out: dict[str, dict] = {}
+    for what in skipped.values():
+        entry = out.setdefault(what, {"rows": 0, "how": how_to_bring(what)})
+        entry["rows"] += 1
+    return dict(sorted(out.items()))
+
+
 def settle_part(part: Path, ran: list[str], accepted: set[str]) -> tuple[list[str], list[str]]:
     """Takes the rows that a later call must run again out of the part file (rewritten, or removed
     when nothing is left); returns (names still to run, why)."""
     doc, _ = merge_results.load_repaired(part)
-    redo: dict[str, str] = {}
-    for b in doc.get("benchmarks", []):
-        why = retry_reason(b, accepted)
-        if why:
-            redo[b.get("run_name", b["name"])] = why
+    redo = skipped_rows(doc, accepted)
     kept = [b for b in doc.get("benchmarks", []) if b.get("run_name", b["name"]) not in redo and b["name"] not in redo]
     present = {b.get("run_name", b["name"]) for b in kept} | {b["name"] for b in kept}
     todo = [n for n in ran if n not in present]
@@ -327,6 +357,7 @@ def main(argv=None) -> int:
     t0 = time.monotonic()
     seconds: dict[str, float] = {}
     failed: list[str] = []
+    skipped: dict[str, str] = {}  # one sitting: rows skipped for what this machine lacks -> what
     done_benchmarks = 0
     with tempfile.TemporaryDirectory(prefix="parcomp-run-") as tmp:
         parts_dir = a.parts if a.parts is not None else Path(tmp)
@@ -387,8 +418,19 @@ def main(argv=None) -> int:
                 failed.append(f"{u.key} (exit {returncode})")
                 if a.parts is not None:
                     state.failed_file.write_text(f"exit {returncode}\n")
-            todo, reasons = (settle_part(part, names, accepted) if part.exists() and part.stat().st_size > 0
-                             else (names, ["no file written"]))
+            if not (part.exists() and part.stat().st_size > 0):
+                todo, reasons = names, ["no file written"]
+            elif a.parts is None:
+                # One sitting: rows skipped for what this machine lacks are results that say so.
+                doc_part, _ = merge_results.load_repaired(part)
+                mine = skipped_rows(doc_part, accepted)
+                skipped.update(mine)
+                present = {b.get("run_name", b["name"]) for b in doc_part.get("benchmarks", [])}
+                present |= {b["name"] for b in doc_part.get("benchmarks", [])}
+                todo = [n for n in names if n not in present]
+                reasons = [f"{len(todo)} not in the file"] if todo else []
+            else:
+                todo, reasons = settle_part(part, names, accepted)
             state.record(took, todo + lost)  # rows this bench does not list stay to do
             seconds[u.key] = state.seconds()
             done_benchmarks += len(u.names) - len(todo)
@@ -396,11 +438,18 @@ def main(argv=None) -> int:
                 left_over.append(u.key)
             elapsed = time.monotonic() - t0
             left = estimate_left(steps[k:], earlier, totals, elapsed, done_benchmarks)
+            n_skipped = sum(1 for n in names if n in skipped)
             print(f"[{k}/{len(steps)}] {u.key}: {len(names)} benchmark{'s' if len(names) != 1 else ''} in {duration(took)}; "
                   f"{duration(elapsed)} so far" + (f", about {duration(left)} left" if k < len(steps) else ", done")
-                  + (f"; {len(todo)} to run again in a later call ({', '.join(reasons)})" if todo else ""),
+                  + (f"; {n_skipped} skipped ({', '.join(sorted({skipped[n] for n in names if n in skipped}))})"
+                     if n_skipped else "")
+                  + ((f"; {len(todo)} to run again in a later call ({', '.join(reasons)})" if a.parts is not None
+                      else f"; {len(todo)} missing from its file") if todo else ""),
                   file=sys.stderr, flush=True)
-        if left_over:
+        if left_over and a.parts is None:
+            print(f"run_experiments: {', '.join(left_over)}: rows missing from parcomp-bench's files", file=sys.stderr)
+            failed.extend(k for k in left_over if not any(k in f for f in failed))
+        elif left_over:
             print(f"run_experiments: {len(left_over)} of {len(steps)} {'calls' if len(steps) != n_experiments else 'experiments'} "
                   f"left for a later call with the same --parts {a.parts}: {', '.join(left_over)}", file=sys.stderr)
             if failed:
@@ -433,6 +482,13 @@ def main(argv=None) -> int:
         doc["context"]["parcomp_dropped"] = dropped
         print(f"run_experiments: {len(dropped)} rows dropped from the run (context.parcomp_dropped): "
               + "; ".join(f"{n} ({w})" for n, w in dropped.items()), file=sys.stderr)
+    if skipped:
+        summary = skip_summary(skipped)
+        doc["context"]["parcomp_skipped"] = summary
+        print(f"run_experiments: {len(skipped)} of {total_benchmarks} rows skipped for what this machine lacks "
+              "(context.parcomp_skipped; each row's error_message says why):", file=sys.stderr)
+        for what, e in summary.items():
+            print(f"  {e['rows']:4d} for {what}: {e['how']}", file=sys.stderr)
     if any(u.key != u.experiment for u in steps):
         doc["context"]["unit_seconds"] = {u.key: round(seconds.get(u.key, 0.0), 3) for u in steps}
     # In parts, the run's seconds are its experiments' (the calls' gaps and set-up not counted).

@@ -252,3 +252,31 @@ def test_a_part_is_done_only_when_it_holds_every_row(tmp_path):
     r = subprocess.run(base, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert sorted(b["name"] for b in json.loads(out.read_text())["benchmarks"]) == ["a.one/x/n=1/real_time", "a.one/y.z/n=2/real_time"]
+
+
+def test_one_sitting_keeps_rows_skipped_for_a_missing_dataset(tmp_path):
+    """Without --parts a run is one sitting: rows skipped for a dataset that is not there are
+    results (skipped, with why and the command that brings it), the file is written, exit 0."""
+    bench = fake_bench(tmp_path)
+    out = tmp_path / "run.json"
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(out), "--filter", "a\\.one|d\\.four"],
+                       capture_output=True, text=True, env={**os.environ, "FAKE_DATASETS": "1", "FAKE_MISSING": "sil"})
+    assert r.returncode == 0, r.stderr
+    assert "later call" not in r.stderr
+    assert "d.four: 4 benchmarks in" in r.stderr and "2 skipped (dataset sil)" in r.stderr
+    assert re.search(r"2 of 6 rows skipped for what this machine lacks", r.stderr), r.stderr
+    assert re.search(r"2 for dataset sil: scripts/reproduce\.sh --fetch", r.stderr), r.stderr
+    doc = json.loads(out.read_text())
+    skipped = {b["name"]: b["error_message"] for b in doc["benchmarks"] if b.get("error_occurred")}
+    assert sorted(skipped) == ["d.four/p/sil/n=9/real_time", "d.four/q/sil/n=9/real_time"]
+    assert all(m.startswith("skipped: dataset 'sil' is not at") for m in skipped.values())
+    assert len(doc["benchmarks"]) == 6, "no row dropped"
+    assert doc["context"]["parcomp_skipped"] == {"dataset sil": {"rows": 2, "how": "scripts/reproduce.sh --fetch (or: python3 datasets/fetch.py all)"}}
+
+
+def test_how_to_bring_what_a_row_lacked():
+    sys.path.insert(0, str(SCRIPT.parent))
+    import run_experiments as rx
+    assert rx.how_to_bring("dataset calgary/book1").startswith("scripts/reproduce.sh --fetch")
+    assert rx.how_to_bring("lbzip2 not found") == "apt-get install lbzip2"
+    assert rx.how_to_bring("built without nvCOMP") == "scripts/reproduce.sh --with-nvcomp"
