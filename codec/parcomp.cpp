@@ -11,8 +11,10 @@
 // Exit status as bzip2's: 0 done; 1 an environment problem (usage, a missing, unreadable or
 // existing file, an I/O error, no GPU for --gpu); 2 a corrupt or truncated compressed file;
 // 3 an internal error. Several files: each is tried, the status is the worst.
-// A partial output file is never left behind: output goes to a temporary file beside the target,
-// renamed into place when complete, removed on any error or signal.
+// A partial output file is never left behind: output goes to a temporary file beside the target
+// (created 0600), renamed into place when complete, removed on any error or signal. As bzip2 and
+// gzip, the output file gets the input's owner and group (where permitted), mode bits and times;
+// a symbolic link is refused without -f (followed with -c or -t), a device or FIFO without -f.
 #include "codec/common/errors.hpp"
 #include "codec/common/parallel.hpp"
 #include "codec/container.hpp"
@@ -347,6 +349,7 @@ class NullSink : public engine::Sink {
 
 // The temporary output of the file being written, removed on any error and on a signal.
 char g_partial[4096] = {0};
+mode_t g_umask = 022;  // read once at start: what a file written from standard input gets
 
 void on_signal(int sig) {
   if (g_partial[0] != '\0') ::unlink(g_partial);
@@ -359,7 +362,8 @@ class PartialFile {
   explicit PartialFile(const fs::path& target) : target_(target) {
     tmp_ = target.string() + ".parcomp-partial-" + std::to_string(::getpid());
     if (tmp_.size() >= sizeof g_partial) throw EnvironmentError("output path too long: " + target.string());
-    fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);  // read too: FileSink maps it
+    // Private while it is written (read too: FileSink maps it); the input's mode comes at commit().
+    fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd_ < 0) throw EnvironmentError("cannot create " + tmp_ + ": " + errno_text(errno));
     std::strcpy(g_partial, tmp_.c_str());
   }
@@ -369,7 +373,19 @@ class PartialFile {
     g_partial[0] = '\0';
   }
   int fd() const { return fd_; }
-  void commit() {
+  // Complete: as bzip2 and gzip do, the output gets the input's owner and group (where permitted),
+  // then its mode bits, then its access and modification times; then it takes the target's name.
+  void commit(const struct stat* like) {
+    if (like == nullptr && ::fchmod(fd_, 0666 & ~g_umask) != 0)  // from standard input: as a file created anew
+      throw EnvironmentError("cannot set the mode of " + tmp_ + ": " + errno_text(errno));
+    if (like != nullptr) {
+      if (::fchown(fd_, like->st_uid, like->st_gid) != 0 && errno != EPERM && errno != EINVAL)
+        throw EnvironmentError("cannot set the owner of " + tmp_ + ": " + errno_text(errno));
+      if (::fchmod(fd_, like->st_mode & 07777) != 0)
+        throw EnvironmentError("cannot set the mode of " + tmp_ + ": " + errno_text(errno));
+      const struct timespec times[2] = {like->st_atim, like->st_mtim};
+      if (::futimens(fd_, times) != 0) throw EnvironmentError("cannot set the times of " + tmp_ + ": " + errno_text(errno));
+    }
     if (::close(fd_) != 0) {
       fd_ = -1;
       throw EnvironmentError("write failed: " + tmp_ + ": " + errno_text(errno));
@@ -401,17 +417,23 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
   const std::string name = from_stdin ? "(stdin)" : file;
   try {
     // Everything that can be refused is checked before any work.
+    const bool test = cli.mode == Cli::Mode::test;
+    const bool decompress = cli.mode != Cli::Mode::compress;
+    const bool to_stdout = !test && (cli.to_stdout || (from_stdin && cli.output.empty()));
     int in_fd = STDIN_FILENO;
     std::uint64_t in_size = 0;
+    struct stat in_st {};
     if (!from_stdin) {
-      struct stat st {};
-      if (::stat(file.c_str(), &st) != 0) throw EnvironmentError("cannot open " + file + ": " + errno_text(errno));
-      if (S_ISDIR(st.st_mode)) throw EnvironmentError(file + " is a directory");
-      if (!S_ISREG(st.st_mode) && !cli.force)
-        throw EnvironmentError(file + " is not a regular file (use -f to read it anyway)");
-      in_size = static_cast<std::uint64_t>(st.st_size);
+      // As bzip2: a symbolic link is followed only with -f, -c or -t; a device or FIFO is read only
+      // with -f; the messages are bzip2's.
+      const auto cannot_open = [&](int e) { return EnvironmentError("Can't open input file " + file + ": " + errno_text(e) + "."); };
+      if (::lstat(file.c_str(), &in_st) != 0) throw cannot_open(errno);
+      if (S_ISLNK(in_st.st_mode) && (cli.force || test || to_stdout) && ::stat(file.c_str(), &in_st) != 0) throw cannot_open(errno);
+      if (S_ISDIR(in_st.st_mode)) throw EnvironmentError("Input file " + file + " is a directory.");
+      if (!S_ISREG(in_st.st_mode) && !cli.force) throw EnvironmentError("Input file " + file + " is not a normal file.");
       in_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-      if (in_fd < 0) throw EnvironmentError("cannot open " + file + ": " + errno_text(errno));
+      if (in_fd < 0 || ::fstat(in_fd, &in_st) != 0) throw cannot_open(errno);
+      in_size = S_ISREG(in_st.st_mode) ? static_cast<std::uint64_t>(in_st.st_size) : 0;
     }
     struct CloseFd {
       int fd;
@@ -419,9 +441,6 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
         if (fd != STDIN_FILENO) ::close(fd);
       }
     } closer{in_fd};
-    const bool test = cli.mode == Cli::Mode::test;
-    const bool decompress = cli.mode != Cli::Mode::compress;
-    const bool to_stdout = !test && (cli.to_stdout || (from_stdin && cli.output.empty()));
     fs::path target;
     if (!test && !to_stdout) {
       if (!cli.output.empty()) {
@@ -473,7 +492,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
     engine::Sink& out = test ? static_cast<engine::Sink&>(null) : *sink;
     const engine::Stats st = decompress ? engine::decompress(source, out, options) : engine::compress(source, out, options);
     if (sink) sink->finish();
-    if (partial) partial->commit();
+    if (partial) partial->commit(from_stdin || !S_ISREG(in_st.st_mode) ? nullptr : &in_st);
     if (progress_on) std::fprintf(stderr, "\r\033[K");
     if (cli.remove_input && !from_stdin && !test) {
       std::error_code ec;
@@ -573,7 +592,7 @@ bool may_use_gpus(const Cli& cli) {
       continue;
     }
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0) continue;  // refused later, with its reason
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // refused later, or of unknown size
     o.input_bytes = static_cast<std::uint64_t>(st.st_size);
     bool bz2 = cli.engine.format == engine::Format::bz2;
     if (decompress) {
@@ -599,6 +618,8 @@ int main(int argc, char** argv) {
     usage(stderr);
     return kEnvironment;
   }
+  g_umask = ::umask(0);
+  ::umask(g_umask);
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error, reported
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   if (may_use_gpus(cli)) gpu_warmup::start(cli.engine.devices);  // CUDA starts while the first blocks are read

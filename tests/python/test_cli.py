@@ -107,7 +107,7 @@ def test_force_overwrites(sample, tmp_path):
 
 def test_missing_input_directory_and_unknown_option(tmp_path):
     r = run(tmp_path / "nope")
-    assert r.returncode == 1 and b"cannot open" in r.stderr and b"No such file" in r.stderr
+    assert r.returncode == 1 and b"Can't open input file" in r.stderr and b"No such file" in r.stderr
     r = run(tmp_path)
     assert r.returncode == 1 and b"is a directory" in r.stderr
     r = run("--frobnicate")
@@ -490,3 +490,84 @@ def test_a_full_file_system_is_an_error_and_leaves_no_file(tmp_path):
             assert not list(mnt.iterdir()), (mode, list(mnt.iterdir()))
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+# ---- the file habits of bzip2 and gzip ----------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", [["-9"], ["--format", "parcomp"]])
+def test_the_output_gets_the_inputs_mode_and_times(sample, tmp_path, fmt):
+    """Both ways, both formats: the output file's mode bits and access and modification times
+    (nanoseconds) are the input's, as bzip2 -k and gzip -k leave them."""
+    sample.chmod(0o640)
+    os.utime(sample, ns=(1_234_567_891_123_456_789, 1_111_111_111_987_654_321))
+    assert run(*fmt, sample).returncode == 0
+    packed = next(p for p in tmp_path.iterdir() if p.name != sample.name)
+    st = packed.stat()
+    assert oct(st.st_mode & 0o7777) == "0o640"
+    assert (st.st_atime_ns, st.st_mtime_ns) == (1_234_567_891_123_456_789, 1_111_111_111_987_654_321)
+    packed.chmod(0o604)
+    os.utime(packed, ns=(2_000_000_000_000_000_001, 1_900_000_000_000_000_002))
+    sample.unlink()
+    assert run("-d", packed).returncode == 0
+    st = sample.stat()
+    assert sample.read_bytes() == text(300_000)
+    assert oct(st.st_mode & 0o7777) == "0o604"
+    assert (st.st_atime_ns, st.st_mtime_ns) == (2_000_000_000_000_000_001, 1_900_000_000_000_000_002)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another owner")
+def test_the_output_gets_the_inputs_owner_and_group_as_root(sample, tmp_path):
+    os.chown(sample, 65534, 65533)
+    assert run("-9", sample).returncode == 0
+    st = (tmp_path / "sample.txt.bz2").stat()
+    assert (st.st_uid, st.st_gid) == (65534, 65533)
+
+
+def test_the_output_is_private_while_it_is_written(tmp_path):
+    """The temporary output is created 0600 (never readable by others while data lands in it),
+    whatever the umask; only the complete file gets the input's mode."""
+    src = tmp_path / "in.txt"
+    src.write_bytes(text(2_000_000))
+    src.chmod(0o644)
+    producer = subprocess.Popen(["sh", "-c", f"cat {src}; sleep 3; cat {src}"], stdout=subprocess.PIPE)
+    # Standard input to a named output: the partial file exists while the producer sleeps.
+    proc = subprocess.Popen([str(PARCOMP), "-9", "-o", str(tmp_path / "out.bz2"), "-"], stdin=producer.stdout,
+                            stderr=subprocess.PIPE, preexec_fn=lambda: os.umask(0))
+    producer.stdout.close()
+    modes = []
+    deadline = time.time() + 20
+    while proc.poll() is None and time.time() < deadline:
+        modes += [p.stat().st_mode & 0o777 for p in tmp_path.glob("*parcomp-partial*")]
+        time.sleep(0.05)
+    proc.wait(timeout=30)
+    assert proc.returncode == 0
+    assert modes and set(modes) == {0o600}, modes
+    assert (tmp_path / "out.bz2").stat().st_mode & 0o777 == 0o666, "from standard input: a new file's mode (umask 0)"
+    assert run("-dc", tmp_path / "out.bz2").stdout == src.read_bytes() * 2
+
+
+def test_a_symbolic_link_is_refused_without_f_as_bzip2_does(sample, tmp_path):
+    link = tmp_path / "link"
+    link.symlink_to(sample.name)
+    r = run("-9", link)
+    assert r.returncode == 1 and f"Input file {link} is not a normal file.".encode() in r.stderr
+    assert not (tmp_path / "link.bz2").exists()
+    # -c and -t follow it, as bzip2's; -f reads it and writes link.bz2.
+    assert run("-9", "-c", link).stdout == run("-9", "-c", sample).stdout
+    assert run("-9", "-f", link).returncode == 0
+    assert run("-dc", tmp_path / "link.bz2").stdout == sample.read_bytes()
+    assert run("-t", tmp_path / "link.bz2").returncode == 0
+
+
+def test_a_fifo_or_device_named_as_a_file_is_refused_without_f(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for args in (["-9", fifo], ["-9", "-c", fifo], ["-d", fifo]):
+        r = run(*args, timeout=20)  # refused before it is opened: no writer is ever waited for
+        assert r.returncode == 1 and f"Input file {fifo} is not a normal file.".encode() in r.stderr
+    r = run("-9", "-c", "/dev/null")
+    assert r.returncode == 1 and b"Input file /dev/null is not a normal file." in r.stderr
+    writer = subprocess.Popen(["sh", "-c", f"printf 'through a fifo' > {fifo}"])
+    r = run("-9", "-f", "-c", fifo, timeout=20)
+    writer.wait(timeout=10)
+    assert r.returncode == 0 and run("-dc", input_bytes=r.stdout).stdout == b"through a fifo"
