@@ -1,10 +1,10 @@
 // tool.e2e (ours): the wall time a user waits, one process per run, from its start to its exit:
 // the input file in the page cache, the output written to a file on the same file system (no
 // fsync). Benchmarks tool.e2e/<program>.<mode>/<dataset>/n=<bytes>/real_time:
-//   parcomp.fast.compress / .decompress    the parcomp program, every CPU core and GPU (the default)
+//   parcomp.fast.compress / .decompress    the parcomp program in the parcomp format (--format parcomp), every CPU core and GPU
 //   parcomp.fast.cpu.compress / ...        the same on the CPU workers alone (--cpu)
 //   parcomp.paper.compress / ...           the thesis's configuration
-//   parcomp.bz2.compress / .decompress     .bz2 at -9 (bzip2's bytes)
+//   parcomp.bz2.compress / .decompress     .bz2 at -9 (bzip2's bytes; the program's default)
 //   parcomp.bz2.lbzip2-made.decompress     reading the .bz2 lbzip2 -9 wrote
 //   lbzip2, bzip2 (-9), zstd.l3 / zstd.l19 (-T0), pigz (or gzip): the CPU programs a user would pick
 //   copy.cat (cat in > out) and copy.write (writing that many bytes): the host's own ceiling
@@ -432,9 +432,9 @@ void register_tool() {
   const unsigned t = threads();
   const std::string ts = std::to_string(t);
   std::vector<Program> programs = {
-      {"parcomp.fast", "parcomp", {"-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
-      {"parcomp.fast.cpu", "parcomp", {"-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
-      {"parcomp.paper", "parcomp", {"-q", "-f", "--config", "paper", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
+      {"parcomp.fast", "parcomp", {"--format", "parcomp", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
+      {"parcomp.fast.cpu", "parcomp", {"--format", "parcomp", "-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--cpu", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
+      {"parcomp.paper", "parcomp", {"--format", "parcomp", "-q", "-f", "--config", "paper", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".pcmp", "", {}},
       // .bz2: bzip2's format and bytes (-9), and reading what lbzip2 wrote.
       {"parcomp.bz2", "parcomp", {"-9", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".bz2", "", {}},
       {"parcomp.bz2.lbzip2-made", "parcomp", {}, {"-d", "-q", "-f", "--stats", "{stats}", "-o", "{out}", "{in}"}, false, t, true, ".bz2", "lbzip2", {"-9", "-n", ts, "-c"}},

@@ -1,8 +1,9 @@
 // parcomp: compress and decompress files with the papers' pipeline on every CPU core and GPU of
 // the host (the streaming engine, codec/engine.hpp). The habits of gzip, bzip2 and zstd:
 //
-//   parcomp [OPTIONS] [FILE...]        compress each FILE to FILE.pcmp (the input is kept)
-//   parcomp -9 [OPTIONS] [FILE...]     compress to FILE.bz2, bzip2's format and bytes (-1 .. -9)
+//   parcomp [OPTIONS] [FILE...]        compress each FILE to FILE.bz2, bzip2 -9's bytes (the input
+//                                      is kept); -1 .. -9 as bzip2's levels
+//   parcomp --format parcomp FILE...   compress to FILE.pcmp, the thesis's container (our format)
 //   parcomp -d [OPTIONS] [FILE...]     decompress FILE.pcmp or FILE.bz2 to FILE (FILE.out without
 //                                      a known suffix)
 //   parcomp -t FILE...                 test: decompress and check, write nothing
@@ -65,7 +66,8 @@ struct EnvironmentError : std::runtime_error {
 void usage(std::FILE* to) {
   std::fprintf(to,
                "usage: parcomp [-z|-d|-t] [-c] [-f] [-k|--rm] [-q|-v] [--progress] [-o OUT] [FILE...]\n"
-               "Compresses each FILE to FILE%s (decompresses with -d, tests with -t), on every CPU core and GPU.\n"
+               "Compresses each FILE to FILE.bz2, the bytes of bzip2 -9 (decompresses with -d, tests with -t),\n"
+               "on every CPU core and GPU; --format parcomp writes FILE%s, the parcomp format.\n"
                "With no FILE, or FILE \"-\", reads standard input and writes standard output.\n"
                "\n"
                "  -z, --compress      compress (the default)\n"
@@ -81,10 +83,10 @@ void usage(std::FILE* to) {
                "  -v, --verbose       sizes, ratio, rate and what ran where, per file\n"
                "      --progress      a progress line on standard error (the default when it is a terminal)\n"
                "      --no-progress   none\n"
-               "  -1 .. -9            write .bz2 (bzip2's format, blocks of 100k .. 900k; bzip2 -N's bytes)\n"
-               "      --format F      parcomp (the default) or bz2 (at -9 unless a level is given)\n"
-               "      --config C      paper (the thesis's kernels) or fast (ours, the default)\n"
-               "      --block BYTES   block size (default 1M; K and M suffixes are powers of 1024)\n"
+               "  -1 .. -9            .bz2 blocks of 100k .. 900k (bzip2 -N's bytes; default -9)\n"
+               "      --format F      bz2 (the default) or parcomp (the thesis's pipeline in parcomp's container)\n"
+               "      --config C      parcomp format: paper (the thesis's kernels) or fast (ours, the default)\n"
+               "      --block BYTES   parcomp format: block size (default 1M; K and M suffixes are powers of 1024)\n"
                "      --cpu           CPU workers only\n"
                "      --gpu           GPU workers only (an error without a GPU); with -1 .. -9 the GPUs sort and\n"
                "                      write the .bz2 blocks, with -d they decode them. By default .bz2 files of\n"
@@ -162,7 +164,8 @@ std::size_t count_in(const std::string& option, const std::string& v, std::size_
 
 Cli parse_args(int argc, char** argv) {
   Cli c;
-  bool options_done = false;
+  c.engine.format = engine::Format::bz2;  // bzip2's format at -9, as bzip2 writes by default
+  bool options_done = false, level_given = false, parcomp_options = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -192,14 +195,18 @@ Cli parse_args(int argc, char** argv) {
       const std::string v = value();
       if (v == "bz2") c.engine.format = engine::Format::bz2;
       else if (v == "parcomp") c.engine.format = engine::Format::parcomp;
-      else throw UsageError("--format must be parcomp or bz2, not " + v);
+      else throw UsageError("--format must be bz2 or parcomp, not " + v);
     }
     else if (a == "--config") {
       const std::string v = value();
       if (v == "paper") c.engine.config = pipeline::Config::paper;
       else if (v == "fast") c.engine.config = pipeline::Config::fast;
       else throw UsageError("--config must be paper or fast, not " + v);
-    } else if (a == "--block") c.engine.block_bytes = parse_size(value());
+      parcomp_options = true;
+    } else if (a == "--block") {
+      c.engine.block_bytes = parse_size(value());
+      parcomp_options = true;
+    }
     else if (a == "--cpu") c.engine.use_gpus = false;
     else if (a == "--gpu") {
       c.engine.require_gpu = true;
@@ -266,8 +273,8 @@ Cli parse_args(int argc, char** argv) {
           case 'q': c.quiet = true; break;
           case 'v': c.verbose = true; break;
           case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-            c.engine.format = engine::Format::bz2;
             c.engine.level = a[k] - '0';
+            level_given = true;
             break;
           case 'o':
             if (k + 1 != a.size()) throw UsageError("-o takes a value: -o FILE");
@@ -285,6 +292,10 @@ Cli parse_args(int argc, char** argv) {
   if (!c.output.empty() && c.to_stdout) throw UsageError("-o and -c both name the output");
   if (!c.stats_file.empty() && c.files.size() > 1) throw UsageError("--stats takes one input file");
   if (c.engine.require_gpu && !c.engine.use_gpus) throw UsageError("--cpu and --gpu exclude each other");
+  if (level_given && c.engine.format == engine::Format::parcomp)
+    throw UsageError("-1 .. -9 are .bz2 levels: they do not go with --format parcomp");
+  if (parcomp_options && c.engine.format != engine::Format::parcomp && c.mode == Cli::Mode::compress)
+    throw UsageError("--config and --block are options of the parcomp format: add --format parcomp");
   return c;
 }
 

@@ -53,7 +53,7 @@ if [ -n "$sinkbench" ]; then
 fi
 one=(--devices 0)
 p="parcomp -q -f"
-$p -o "$W/x25.pcmp" "$W/x25.tar" && $p -9 -o "$W/x25.bz2" "$W/x25.tar" && lbzip2 -9 -n "$(nproc)" -c "$W/x25.tar" > "$W/x25.l.bz2" || exit 1
+$p --format parcomp -o "$W/x25.pcmp" "$W/x25.tar" && $p -9 -o "$W/x25.bz2" "$W/x25.tar" && lbzip2 -9 -n "$(nproc)" -c "$W/x25.tar" > "$W/x25.l.bz2" || exit 1
 ab=$(command -v wall-ab.sh)
 ab_work=(--work "$work")
 if [ -n "$against" ]; then
@@ -64,7 +64,7 @@ if [ -n "$against" ]; then
     fastd.new.all "$p -d -o {out} $W/x25.pcmp" fastd.new.all.write "$p -d --output-io write -o {out} $W/x25.pcmp" fastd.new.1gpu "$p -d ${one[*]} -o {out} $W/x25.pcmp" fastd.old.all "$o -d -o {out} $W/x25.pcmp" \
     bz2d.new.all "$p -d -o {out} $W/x25.l.bz2" bz2d.new.1gpu "$p -d ${one[*]} -o {out} $W/x25.l.bz2" bz2d.old.all "$o -d -o {out} $W/x25.l.bz2"
   bash "$ab" "${ab_work[@]}" --runs "$runs" --ref "$W/x25.pcmp" --jsonl "$out/ab-compress.jsonl" -- \
-    fastc.new.all "$p -o {out} $W/x25.tar" fastc.new.1gpu "$p ${one[*]} -o {out} $W/x25.tar" fastc.old.all "$o -o {out} $W/x25.tar"
+    fastc.new.all "$p --format parcomp -o {out} $W/x25.tar" fastc.new.1gpu "$p --format parcomp ${one[*]} -o {out} $W/x25.tar" fastc.old.all "$o --format parcomp -o {out} $W/x25.tar"
   bash "$ab" "${ab_work[@]}" --runs "$runs" --ref "$W/x25.bz2" --jsonl "$out/ab-compress.jsonl" -- \
     bz2c.new.all "$p -9 -o {out} $W/x25.tar" bz2c.new.1gpu "$p -9 ${one[*]} -o {out} $W/x25.tar" bz2c.old.all "$o -9 -o {out} $W/x25.tar"
   $p -d --trace "$out/trace-fastd-all.json" -o "$W/t.tar" "$W/x25.pcmp"
@@ -82,8 +82,8 @@ args=(cat "cat $W/x25.tar > {out}"
 args+=(lbzip2.d "lbzip2 -d -n $(nproc) -c $W/x25.l.bz2 > {out}")
 bash "$ab" "${ab_work[@]}" --runs "$runs" --ref "$W/x25.tar" --jsonl "$out/ab-decompress.jsonl" -- "${args[@]}"
 echo "==> compression (.pcmp and .bz2 checked against the first run's bytes)" >&2
-args=(fastc.1gpu "$p ${one[*]} -o {out} $W/x25.tar")
-[ "$ngpu" -ge 2 ] && args+=(fastc.all "$p -o {out} $W/x25.tar")
+args=(fastc.1gpu "$p --format parcomp ${one[*]} -o {out} $W/x25.tar")
+[ "$ngpu" -ge 2 ] && args+=(fastc.all "$p --format parcomp -o {out} $W/x25.tar")
 bash "$ab" "${ab_work[@]}" --runs "$runs" --ref "$W/x25.pcmp" --jsonl "$out/ab-compress.jsonl" -- "${args[@]}"
 args=(bz2c.1gpu "$p -9 ${one[*]} -o {out} $W/x25.tar")
 [ "$ngpu" -ge 2 ] && args+=(bz2c.all "$p -9 -o {out} $W/x25.tar")

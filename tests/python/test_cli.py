@@ -50,8 +50,27 @@ def no_partials(folder: Path):
     return not list(folder.glob("*parcomp-partial*"))
 
 
-def test_compress_and_decompress_a_file(sample, tmp_path):
+def pc(*args, **kw):
+    """parcomp writing the parcomp format (--format parcomp)."""
+    return run("--format", "parcomp", *args, **kw)
+
+
+def test_the_default_is_bzip2_minus_9(sample, tmp_path):
+    """`parcomp FILE` writes FILE.bz2, the bytes bzip2 -9 writes, as a bzip2 user expects."""
     r = run(sample)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sample.txt", "sample.txt.bz2"]
+    want = subprocess.run(["bzip2", "-9", "-c", str(sample)], capture_output=True, check=True).stdout
+    assert (tmp_path / "sample.txt.bz2").read_bytes() == want
+    assert run("-c", input_bytes=sample.read_bytes()).stdout == want, "standard input likewise"
+    r = run("--block", "1M", sample)
+    assert r.returncode == 1 and b"add --format parcomp" in r.stderr
+    r = run("--format", "parcomp", "-6", sample)
+    assert r.returncode == 1 and b"do not go with --format parcomp" in r.stderr
+
+
+def test_compress_and_decompress_a_file(sample, tmp_path):
+    r = pc(sample)
     assert r.returncode == 0, r.stderr
     packed = tmp_path / "sample.txt.pcmp"
     assert packed.exists() and sample.exists(), "the input is kept by default"
@@ -65,19 +84,20 @@ def test_compress_and_decompress_a_file(sample, tmp_path):
 
 def test_stdin_to_stdout_and_dash(sample):
     data = sample.read_bytes()
-    packed = run(input_bytes=data).stdout
-    assert run("-d", input_bytes=packed).stdout == data
-    assert run("-dc", "-", input_bytes=packed).stdout == data
-    assert run("-c", sample).stdout == packed, "the same bytes from a file and from a pipe"
+    for fmt in ([], ["--format", "parcomp"]):
+        packed = run(*fmt, input_bytes=data).stdout
+        assert run("-d", input_bytes=packed).stdout == data
+        assert run("-dc", "-", input_bytes=packed).stdout == data
+        assert run(*fmt, "-c", sample).stdout == packed, "the same bytes from a file and from a pipe"
 
 
 def test_rm_removes_the_input_only_after_success(sample, tmp_path):
-    r = run("--rm", sample)
+    r = pc("--rm", sample)
     assert r.returncode == 0 and not sample.exists() and (tmp_path / "sample.txt.pcmp").exists()
 
 
 def test_test_mode(sample, tmp_path):
-    run(sample)
+    pc(sample)
     packed = tmp_path / "sample.txt.pcmp"
     r = run("-t", packed)
     assert r.returncode == 0 and b"ok" in r.stderr
@@ -91,7 +111,7 @@ def test_existing_output_is_refused_before_any_work(tmp_path):
     out = tmp_path / "big.pcmp"
     out.write_bytes(b"keep me")
     t0 = time.monotonic()
-    r = run(big)
+    r = pc(big)
     assert r.returncode == 1
     assert b"big.pcmp exists (use -f to overwrite)" in r.stderr
     assert time.monotonic() - t0 < 5, "the refusal came after work"
@@ -101,7 +121,7 @@ def test_existing_output_is_refused_before_any_work(tmp_path):
 def test_force_overwrites(sample, tmp_path):
     out = tmp_path / "sample.txt.pcmp"
     out.write_bytes(b"old")
-    assert run("-f", sample).returncode == 0
+    assert pc("-f", sample).returncode == 0
     assert run("-dc", out).stdout == sample.read_bytes()
 
 
@@ -124,7 +144,7 @@ def test_unreadable_input(sample):
 
 
 def test_corrupt_and_truncated_input_exit_2_and_leave_no_file(sample, tmp_path):
-    run(sample)
+    pc(sample)
     packed = (tmp_path / "sample.txt.pcmp").read_bytes()
     cases = {"truncated.pcmp": packed[: len(packed) // 2], "tail.pcmp": packed[:-1],
              "flipped.pcmp": packed[:200] + bytes([packed[200] ^ 0x40]) + packed[201:],
@@ -142,7 +162,7 @@ def test_corrupt_and_truncated_input_exit_2_and_leave_no_file(sample, tmp_path):
 
 
 def test_decompressing_without_the_suffix_writes_dot_out(sample, tmp_path):
-    run(sample)
+    pc(sample)
     other = tmp_path / "data.bin"
     (tmp_path / "sample.txt.pcmp").rename(other)
     assert run("-d", other).returncode == 0
@@ -153,7 +173,7 @@ def test_several_files_continue_after_an_error(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     a.write_bytes(text(1000, 2))
     b.write_bytes(text(2000, 3))
-    r = run(a, tmp_path / "missing", b)
+    r = pc(a, tmp_path / "missing", b)
     assert r.returncode == 1
     assert (tmp_path / "a.pcmp").exists() and (tmp_path / "b.pcmp").exists()
 
@@ -390,15 +410,15 @@ def test_gpu_batch_round_trips(sample, tmp_path):
 
 def test_bz2_option_errors():
     r = run("--format", "gzip", "x")
-    assert r.returncode == 1 and b"--format must be parcomp or bz2" in r.stderr
+    assert r.returncode == 1 and b"--format must be bz2 or parcomp" in r.stderr
 
 
-@pytest.mark.parametrize("extra", [[], ["-1"]])  # parcomp's 64 KiB blocks; .bz2's of 100k
+@pytest.mark.parametrize("extra", [["--format", "parcomp", "--block", "64K"], ["-1"]])  # 64 KiB blocks; .bz2's of 100k
 def test_trace_is_the_runs_timeline(sample, tmp_path, extra):
     """--trace: every block read once, worked on by exactly one worker, written once, each lane's
     spans in order and inside the run; the plot script draws a row per lane."""
     packed, trace, stats = tmp_path / "s.out", tmp_path / "t.json", tmp_path / "st.json"
-    r = run(*extra, "--block", "64K", "--threads", "2", "-q", "--stats", stats, "--trace", trace, "-o", packed, sample)
+    r = run(*extra, "--threads", "2", "-q", "--stats", stats, "--trace", trace, "-o", packed, sample)
     assert r.returncode == 0, r.stderr
     import json
     for direction in ("compress", "decompress"):
@@ -481,7 +501,7 @@ def test_a_full_file_system_is_an_error_and_leaves_no_file(tmp_path):
     try:
         src = tmp_path / "in.txt"
         src.write_bytes(text(200_000) * 60)  # 12 MB: more than the 8 MB that fit
-        r = run("-q", "--cpu", src)
+        r = pc("-q", "--cpu", src)
         assert r.returncode == 0, r.stderr
         for mode in ("write", "map", "auto"):
             r = run("-d", "-f", "--cpu", "--output-io", mode, "-o", mnt / "out.txt", tmp_path / "in.txt.pcmp")

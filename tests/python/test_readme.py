@@ -189,7 +189,7 @@ def test_the_programs_commands_run(line, cmd, tmp_path):
                 subprocess.run(["tar", "cf", str(plain), "-C", str(src.parent), src.name], check=True)
             else:
                 stand_in(plain)
-            fmt = ["-9"] if name.endswith(".bz2") else []
+            fmt = ["-9"] if name.endswith(".bz2") else ["--format", "parcomp"]
             with open(p, "wb") as f:
                 subprocess.run([str(PARCOMP), *fmt, "--cpu", "-c", str(plain)], stdout=f, check=True)
         elif not p.exists():
