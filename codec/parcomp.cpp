@@ -443,7 +443,12 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       if (S_ISDIR(in_st.st_mode)) throw EnvironmentError("Input file " + file + " is a directory.");
       if (!S_ISREG(in_st.st_mode) && !cli.force) throw EnvironmentError("Input file " + file + " is not a normal file.");
       in_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-      if (in_fd < 0 || ::fstat(in_fd, &in_st) != 0) throw cannot_open(errno);
+      if (in_fd < 0) throw cannot_open(errno);
+      if (::fstat(in_fd, &in_st) != 0) {
+        const int e = errno;
+        ::close(in_fd);
+        throw cannot_open(e);
+      }
       in_size = S_ISREG(in_st.st_mode) ? static_cast<std::uint64_t>(in_st.st_size) : 0;
     }
     struct CloseFd {
