@@ -224,24 +224,26 @@ def skip_summary(skipped: dict[str, str]) -> dict[str, dict]:
     return dict(sorted(out.items()))
 
 
-def settle_part(part: Path, ran: list[str], accepted: set[str]) -> tuple[list[str], list[str]]:
+def settle_part(part: Path, ran: list[str], accepted: set[str], keep: bool = False) -> tuple[list[str], list[str], dict[str, str]]:
     """Takes the rows that a later call must run again out of the part file (rewritten, or removed
-    when nothing is left); returns (names still to run, why)."""
+    when nothing is left); with keep (one sitting) they stay in it as skipped rows. Returns (names
+    still to run, why, the skipped rows: name -> what they lacked)."""
     doc, _ = merge_results.load_repaired(part)
     redo = skipped_rows(doc, accepted)
-    kept = [b for b in doc.get("benchmarks", []) if b.get("run_name", b["name"]) not in redo and b["name"] not in redo]
+    kept = [b for b in doc.get("benchmarks", []) if keep or (b.get("run_name", b["name"]) not in redo and b["name"] not in redo)]
     present = {b.get("run_name", b["name"]) for b in kept} | {b["name"] for b in kept}
     todo = [n for n in ran if n not in present]
-    if redo:
+    if redo and not keep:
         if kept:
             doc["benchmarks"] = kept
             part.write_text(json.dumps(doc, indent=1) + "\n")
         else:
             part.unlink()
-    reasons = sorted(set(redo.values()))
-    if len(todo) > len(redo):
-        reasons.append(f"{len(todo) - len(redo)} not in the file")
-    return todo, reasons
+    reasons = [] if keep else sorted(set(redo.values()))
+    taken_out = 0 if keep else len(redo)
+    if len(todo) > taken_out:
+        reasons.append(f"{len(todo) - taken_out} not in the file")
+    return todo, reasons, redo
 
 
 class PartState:
@@ -420,17 +422,11 @@ def main(argv=None) -> int:
                     state.failed_file.write_text(f"exit {returncode}\n")
             if not (part.exists() and part.stat().st_size > 0):
                 todo, reasons = names, ["no file written"]
-            elif a.parts is None:
-                # One sitting: rows skipped for what this machine lacks are results that say so.
-                doc_part, _ = merge_results.load_repaired(part)
-                mine = skipped_rows(doc_part, accepted)
-                skipped.update(mine)
-                present = {b.get("run_name", b["name"]) for b in doc_part.get("benchmarks", [])}
-                present |= {b["name"] for b in doc_part.get("benchmarks", [])}
-                todo = [n for n in names if n not in present]
-                reasons = [f"{len(todo)} not in the file"] if todo else []
             else:
-                todo, reasons = settle_part(part, names, accepted)
+                # One sitting: rows skipped for what this machine lacks stay, as results that say so.
+                todo, reasons, lacked = settle_part(part, names, accepted, keep=a.parts is None)
+                if a.parts is None:
+                    skipped.update(lacked)
             state.record(took, todo + lost)  # rows this bench does not list stay to do
             seconds[u.key] = state.seconds()
             done_benchmarks += len(u.names) - len(todo)
