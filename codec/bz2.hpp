@@ -6,7 +6,7 @@
 // byte aligned; only the stream's end is padded to a byte. Several streams may follow one another
 // (pbzip2 writes one per block).
 //   block   48-bit magic 0x314159265359, CRC-32 of the block's bytes (bzip2's CRC: MSB first,
-//           polynomial 0x04C11DB7), 1 bit "randomised" (0; bzip2 0.9.0 and older), 24-bit origPtr
+//           polynomial 0x04C11DB7), 1 bit "randomised" (written 0; 1 from bzip2 0.9.0 and older), 24-bit origPtr
 //           (the row of the block's own rotation among its sorted rotations), the used bytes (16
 //           bits for 16 ranges of 16, then 16 bits per used range), 3 bits table count (2..6), 15
 //           bits selector count, the selectors MTF-coded in unary, the tables' code lengths (5 bits
@@ -181,7 +181,7 @@ struct BlockResult {
 
 // Decodes the block whose magic starts at bit `bit` of `in` (a stream of level `level`), appends its
 // bytes to `out` and checks its CRC. Any damage is a CorruptDataError naming `where` and the bit
-// offset; a randomised block (bzip2 0.9.0 and older) is refused as unsupported. `in` may be a
+// offset; a randomised block (bzip2 0.9.0 and older) is read as bzip2 1.0.8 reads it. `in` may be a
 // window of a longer input (input_ends_here false): a block that runs past its end is then
 // reported as longer than any block, not as truncated.
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
@@ -195,6 +195,12 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
 // them): the inverse of the initial run-length stage, appended to `out`, and the CRC check; the
 // block's magic was at bit `bit`. Damage is a CorruptDataError naming `where` (and nothing is left
 // appended). The CPU reader and the GPU decoder's host side both end a block here.
+// A randomised block's bytes after the inverse BWT, back to the initial run-length stage's
+// output (bzip2 0.9.0 and older flipped the lowest bit of bytes at positions drawn from a fixed
+// table, to break up long runs for their sort); the same call randomises. Both ways: libbz2's rule.
+void derandomise(std::span<std::uint8_t> bytes);
+std::span<const std::uint16_t, 512> random_numbers();  // the table (for the tests)
+
 BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
                          const Where& where);
 

@@ -10,6 +10,10 @@
 
 namespace parcomp::reference {
 
-std::vector<std::uint8_t> bz2_compress(std::span<const std::uint8_t> in, int level);
+// random_numbers (bzip2's 512-entry table, for tests: libbz2's BZ2_rNums): each block randomised
+// as bzip2 0.9.0 and older could write it (the initial run-length stage's bytes get their lowest
+// bit flipped where the table's countdown reaches 1, libbz2's rule) and marked so; libbz2 reads
+// such files back. Null: bzip2 1.0.8's blocks.
+std::vector<std::uint8_t> bz2_compress(std::span<const std::uint8_t> in, int level, const int* random_numbers = nullptr);
 
 }  // namespace parcomp::reference

@@ -78,7 +78,6 @@ PARCOMP_HD constexpr std::size_t block_fill(int level) { return block_limit(leve
 enum class BlockError : std::uint8_t {
   none,
   no_magic,             // no block magic at the bit asked for
-  randomised,           // a randomised block (bzip2 0.9.0 and older): not supported
   past_end,             // bits past the input's end were needed
   no_bytes,             // the used-bytes bitmap is empty
   table_count,          // detail: the count read (2 to 6 allowed)
@@ -98,6 +97,7 @@ struct BlockSymbols {
   std::uint64_t detail = 0, detail2 = 0;
   std::uint32_t stored_crc = 0, orig_ptr = 0, nblock = 0;
   std::uint64_t end_bit = 0;  // the bit after the block's last symbol
+  bool randomised = false;    // bzip2 0.9.0's randomised block (bz2::derandomise before the last stage)
 };
 
 // One table's decoder: bzip2's limit / base / perm (BZ2_hbCreateDecodeTables), so that any set of
@@ -202,7 +202,7 @@ PARCOMP_HD inline BlockSymbols decode_header(const std::uint8_t* in, std::size_t
   const std::uint64_t magic = static_cast<std::uint64_t>(br.take(24)) << 24 | br.take(24);
   if (magic != kBlockMagic) return fail(BlockError::no_magic, bit);
   r.stored_crc = br.take(32);
-  if (br.take(1) != 0) return fail(BlockError::randomised, br.used());
+  r.randomised = br.take(1) != 0;
   r.orig_ptr = br.take(24);
   const std::uint32_t ranges = br.take(16);
   int n_in_use = 0;

@@ -1,20 +1,31 @@
 // .bz2 test helpers shared by the CPU and GPU tests of the batch decoder (codec/bz2_gpu.hpp):
-// the bits of a file's blocks, and the CPU reader's verdict on a candidate block to compare a
-// batch's results with (same bytes and fields, or the same message).
+// the bits of a file's blocks, the CPU reader's verdict on a candidate block to compare a batch's
+// results with (same bytes and fields, or the same message), and a writer of randomised blocks.
 #pragma once
 
 #include "codec/bz2.hpp"
 #include "codec/bz2_gpu.hpp"
 #include "codec/common/errors.hpp"
 #include "reference/bwt.hpp"
+#include "reference/bz2.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
+// bzip2's table for randomised blocks, as libbz2 exports it (randtable.c).
+extern "C" int BZ2_rNums[512];
+
 namespace parcomp::testing {
+
+// A .bz2 file of randomised blocks, as bzip2 0.9.0 and older could write (no bzip2 since 0.9.5
+// writes them, and none is committed): the reference writer with libbz2's own table.
+inline std::vector<std::uint8_t> randomised_bz2(std::span<const std::uint8_t> in, int level) {
+  return reference::bz2_compress(in, level, BZ2_rNums);
+}
 
 struct Bz2Verdict {
   bool ok = false;
