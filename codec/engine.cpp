@@ -151,7 +151,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       return r;
     });
   };
-  auto gpu_work = [&](int d) {
+  auto gpu_work = [&](int d, const GpuPlan& plan) {
     std::optional<pipeline::GpuCompressor> c;
     std::size_t c_bytes = 0;
     cudaStream_t stream = nullptr;
@@ -165,27 +165,33 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     // every time, most of the 1.0-1.2 s of "gather" per lane on 25 copies (H100 host, 6f66db5).
     Bytes batch;
     for (;;) {
-      auto items = job.claim(job.gpu_batch_blocks(o), true);
+      auto items = job.claim(plan.batch, true);
       if (items.empty()) break;
       job.gpu_took_work();
       double at = steps.now();
       batch.clear();
       batch.reserve(items.size() * o.block_bytes);
       for (const auto& b : items) batch.insert(batch.end(), b.bytes.begin(), b.bytes.end());
-      if (!c || c_bytes != batch.size()) {
+      Compressed r;
+      try {
+        if (!c || c_bytes != batch.size()) {
+          c.reset();
+          c.emplace(o.config, batch.size(), o.block_bytes);
+          c_bytes = batch.size();
+        }
+        steps.step("gather", at, items.size());
+        c->upload(batch, stream);
+        steps.step("upload", at, items.size());
+        c->run(stream);
+        steps.step("run", at, items.size());
+        r = blocks_of(c->container(stream), true);
+      } catch (const DeviceMemoryError&) {
         c.reset();
-        c.emplace(o.config, batch.size(), o.block_bytes);
-        c_bytes = batch.size();
+        job.give_back(std::move(items));  // to the CPU workers, or another lane
+        throw;
       }
-      steps.step("gather", at, items.size());
-      c->upload(batch, stream);
-      steps.step("upload", at, items.size());
-      c->run(stream);
-      steps.step("run", at, items.size());
-      Compressed r = blocks_of(c->container(stream), true);
       steps.step("container", at, items.size());
       used = true;
-      record_device_peak(st, stats_m);
       job.publish(items.front().seq, std::move(r), items.size());
       steps.step("publish", at, items.size());
     }
@@ -200,7 +206,8 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       if (o.require_gpu) throw ContractError("--gpu: the GPU pipeline takes block sizes that are multiples of 16");
       return;
     }
-    manage_gpus(job, o, st, stats_m, t0, gpu_work, gpu_batches_in_flight(o), false, gpu_lanes(o));
+    const auto needs = [&] { return GpuNeeds{pipeline::device_bytes_estimate(o.config, 16 * o.block_bytes, o.block_bytes, false) / 16, 0}; };
+    manage_gpus(job, o, st, stats_m, t0, gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
   };
   auto writer = [&] {
     const Bytes header = stream::encode_header({o.config, static_cast<std::uint32_t>(o.block_bytes)});
@@ -263,7 +270,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     st.compressed_bytes = offset;
     if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
   };
-  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
+  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   st.seconds = since(t0);
   return st;
 }
@@ -480,7 +487,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
   Spares<Bytes> spare(gpu_lanes(o) + 2, [](const Bytes& b) { return b.capacity(); });
   auto take_spare = [&] { return spare.take().value_or(Bytes()); };
   auto give_back = [&](Bytes&& b) { spare.give_back(std::move(b)); };
-  auto gpu_work = [&](int d) {
+  auto gpu_work = [&](int d, const GpuPlan& plan) {
     cudaStream_t stream = nullptr;
     PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
@@ -495,7 +502,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         job.cv.wait(lock, [&] { return job.stop || stream_block_bytes != 0 || job.input_done; });
         if (job.stop || !gpu_block_size_ok(stream_block_bytes)) break;
       }
-      auto items = job.claim(job.gpu_batch_blocks(o), true);
+      auto items = job.claim(plan.batch, true);
       if (items.empty()) break;
       job.gpu_took_work();
       double at = steps.now();
@@ -531,9 +538,12 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       } catch (const CorruptDataError& e) {
         throw CorruptDataError(where(items.front()) + "in blocks " + std::to_string(items.front().seq) + ".." +
                                std::to_string(items.back().seq) + " (numbered from 0 there): " + e.what());
+      } catch (const DeviceMemoryError&) {
+        dec.reset();
+        job.give_back(std::move(items));  // to the CPU workers, or another lane
+        throw;
       }
       used = true;
-      record_device_peak(st, stats_m);  // was never set in decompression: tool.e2e read 0
       job.publish(items.front().seq, std::move(out_block), items.size());
       steps.step("publish", at, items.size());
     }
@@ -542,7 +552,16 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       if (std::find(st.gpus.begin(), st.gpus.end(), d) == st.gpus.end()) st.gpus.push_back(d);  // lanes share it
     }
   };
-  auto gpu_manager = [&] { manage_gpus(job, o, st, stats_m, t0, gpu_work, gpu_batches_in_flight(o), false, gpu_lanes(o)); };
+  auto gpu_manager = [&] {
+    std::size_t block;
+    {
+      std::unique_lock lock(job.m);  // the stream's block size, once its header is read
+      job.cv.wait(lock, [&] { return job.stop || stream_block_bytes != 0 || job.input_done; });
+      block = stream_block_bytes != 0 ? stream_block_bytes : o.block_bytes;
+    }
+    const auto needs = [block] { return GpuNeeds{pipeline::device_bytes_estimate(pipeline::Config::fast, 16 * block, block, true) / 16 + block / 2, 0}; };
+    manage_gpus(job, o, st, stats_m, t0, gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
+  };
   auto writer = [&] {
     std::uint64_t written = 0;
     auto last_progress = Clock::now();
@@ -573,7 +592,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       o.on_progress({bytes_in, written, since(t0)});
     }
   };
-  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
+  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   {
     const std::lock_guard lock(stats_m);
     if (st.compressed_bytes == 0) st.compressed_bytes = bytes_in;

@@ -60,13 +60,25 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
+// An input of unknown size: the GPUs join once a quarter of bz2_gpu_from_bytes is read. CUDA's
+// start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that ends
+// sooner never starts it.
+std::uint64_t pipe_join_bytes(const Options& o) { return std::max<std::uint64_t>(o.bz2_gpu_from_bytes / 4, 1); }
+
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs alone (gpu_first: CPU workers on every hardware thread if
-// none starts), a smaller or unknown one on the CPU workers; --cpu's CPU workers.
-Options bz2_workers(const Options& options, const char* what, bool& gpu_first) {
-  gpu_first = false;
+// none starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
+// until bz2_gpu_from_bytes of it are read, then on the GPUs (gpu_later); --cpu's CPU workers.
+Options bz2_workers(const Options& options, const char* what, bool& gpu_first, bool& gpu_later) {
+  gpu_first = gpu_later = false;
   if (options.use_gpus && options.require_gpu) return options;
   Options o = options;
+  if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes == 0) {
+    gpu_later = true;
+    note(o, std::string(what) + " of an input of unknown size: on the CPU workers, and on the GPUs once " +
+                std::to_string(pipe_join_bytes(options)) + " bytes are read");
+    return o;
+  }
   if (bz2_may_use_gpus(options)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
     gpu_first = true;
@@ -75,7 +87,7 @@ Options bz2_workers(const Options& options, const char* what, bool& gpu_first) {
     return o;
   }
   if (options.use_gpus) o.require_gpu = false;
-  return cpu_only(o, what, "by default below " + std::to_string(options.bz2_gpu_from_bytes) + " bytes of input, or of unknown size (--gpu: the GPUs)");
+  return cpu_only(o, what, "by default below " + std::to_string(options.bz2_gpu_from_bytes) + " bytes of input (--gpu: the GPUs)");
 }
 
 // A block of the input: a view into the read chunk that holds it (not copied out).
@@ -157,8 +169,11 @@ class RleBuffers {
 // (bwt::forward_segments) and writes each block's bits (bz2gpu::encode_batch: bzip2's MTF, zero
 // runs, table choice and codes, the CPU workers' own lines), while the preparer readies the next
 // batch. The host downloads the blocks and publishes them, as the CPU workers' results.
+// A lane that runs out of device memory gives its batch back to the queue and leaves; the others
+// go on; when none is left, the batches readied for them go back too, and the GPU leaves
+// (DeviceMemoryError to manage_gpus).
 template <typename J>
-void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
+void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, std::mutex& stats_m, int device) {
   std::mutex hm;
   std::condition_variable hcv;
   std::optional<PreparedBatch> slot;  // readied, waiting for the GPU
@@ -173,7 +188,8 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
-        b.items = job.claim(job.gpu_batch_blocks(o), true);
+        b.items = job.claim(plan.batch, true);
+        if (!b.items.empty()) job.gpu_took_work();
         const double t1 = tr != nullptr ? tr->now() : 0.0;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
@@ -194,7 +210,10 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
         const std::uint64_t blocks = b.items.size();
         std::unique_lock lock(hm);
         hcv.wait(lock, [&] { return !slot.has_value() || gpu_gone; });
-        if (gpu_gone) return;
+        if (gpu_gone) {
+          job.give_back(std::move(b.items));
+          return;
+        }
         slot = std::move(b);
         hcv.notify_all();
         lock.unlock();
@@ -245,46 +264,57 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       }
       const std::size_t n = b.offsets.back(), count = b.items.size();
       stage("wait", at, 0);
-      std::size_t largest = 0;
-      for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, b.offsets[i + 1] - b.offsets[i]);
-      const std::size_t stride = bz2gpu::encode_stride(largest);
-      d_in.grow(n);
-      d_last.grow(n);
-      d_primary.grow(count);
-      d_crc.grow(count);
-      d_offsets.grow(count + 1);
-      d_bits.grow(count);
-      d_out.grow(count * stride);
-      const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
-      if (need > scratch.size_bytes()) scratch = DeviceBytes(need);
-      if (bz2gpu::encode_scratch_bytes(count) > encode_scratch.size_bytes()) encode_scratch = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.bytes.get(), n, cudaMemcpyHostToDevice, stream));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
-      bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
-      stage("upload+sort", at, count);  // forward_segments waits for its last round
-      rle_buffers.give_back(b);  // uploaded (and sorted)
-      bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
-                           encode_scratch.data(), encode_scratch.size_bytes(), stream);
-      std::vector<std::uint64_t> bits(count);
-      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bits.data(), d_bits.data(), count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
-      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-      stage("encode", at, count);
       std::vector<OutBits> outs(count);
-      for (std::size_t i = 0; i < count; ++i) {
-        if (bits[i] == 0 || (bits[i] + 7) / 8 > stride)
-          throw std::logic_error("GPU .bz2 encoder: block " + std::to_string(i) + " of a batch came back with " + std::to_string(bits[i]) + " bits");
-        outs[i].bits.bits = bits[i];
-        outs[i].bits.crc = b.crc[i];
-        outs[i].bits.bytes.resize((bits[i] + 7) / 8);
-        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(outs[i].bits.bytes.data(), d_out.data() + i * stride, outs[i].bits.bytes.size(), cudaMemcpyDeviceToHost,
-                                           stream));
-        outs[i].input_bytes = b.items[i].bytes.size();
-        outs[i].gpu = true;
+      try {
+        std::size_t largest = 0;
+        for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, b.offsets[i + 1] - b.offsets[i]);
+        const std::size_t stride = bz2gpu::encode_stride(largest);
+        d_in.grow(n);
+        d_last.grow(n);
+        d_primary.grow(count);
+        d_crc.grow(count);
+        d_offsets.grow(count + 1);
+        d_bits.grow(count);
+        d_out.grow(count * stride);
+        const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
+        if (need > scratch.size_bytes()) {
+          scratch.reset();  // freed first: the old and the new are never held at once
+          scratch = DeviceBytes(need);
+        }
+        if (bz2gpu::encode_scratch_bytes(count) > encode_scratch.size_bytes()) {
+          encode_scratch.reset();
+          encode_scratch = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
+        }
+        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.bytes.get(), n, cudaMemcpyHostToDevice, stream));
+        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
+        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
+        bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
+        stage("upload+sort", at, count);  // forward_segments waits for its last round
+        rle_buffers.give_back(b);  // uploaded (and sorted)
+        bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
+                             encode_scratch.data(), encode_scratch.size_bytes(), stream);
+        std::vector<std::uint64_t> bits(count);
+        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bits.data(), d_bits.data(), count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+        PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+        stage("encode", at, count);
+        for (std::size_t i = 0; i < count; ++i) {
+          if (bits[i] == 0 || (bits[i] + 7) / 8 > stride)
+            throw std::logic_error("GPU .bz2 encoder: block " + std::to_string(i) + " of a batch came back with " + std::to_string(bits[i]) + " bits");
+          outs[i].bits.bits = bits[i];
+          outs[i].bits.crc = b.crc[i];
+          outs[i].bits.bytes.resize((bits[i] + 7) / 8);
+          PARCOMP_CUDA_CHECK(cudaMemcpyAsync(outs[i].bits.bytes.data(), d_out.data() + i * stride, outs[i].bits.bytes.size(), cudaMemcpyDeviceToHost,
+                                             stream));
+          outs[i].input_bytes = b.items[i].bytes.size();
+          outs[i].gpu = true;
+        }
+        PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      } catch (const DeviceMemoryError&) {
+        rle_buffers.give_back(b);
+        job.give_back(std::move(b.items));  // to another lane or the CPU workers
+        throw;
       }
-      PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
       stage("download", at, count);
-      record_device_peak(st, stats_m);
       for (std::size_t i = 0; i < count; ++i) job.publish(b.items[i].seq, std::move(outs[i]));
       stage("publish", at, count);
       blocks_done += count;
@@ -293,12 +323,26 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
   // bz2_lanes(o) lanes: while one lane's batch waits on the host (the sort's rounds each
   // end in a copy of a count, the download, the publishing) or leaves SMs idle (64 blocks are 64
   // CTAs of the encoder), the other's runs.
-  std::exception_ptr lane_error;
+  std::exception_ptr lane_error, memory_error;
   std::mutex lane_error_m;
+  std::size_t live = plan.lanes;  // under hm
   auto run_lane = [&] {
     try {
       PARCOMP_CUDA_CHECK(cudaSetDevice(device));
       lane_loop();
+    } catch (const DeviceMemoryError&) {
+      if (o.require_gpu) {
+        const std::lock_guard lock(lane_error_m);
+        if (!lane_error) lane_error = std::current_exception();
+        job.fail(std::current_exception());
+      } else {
+        const std::lock_guard lock(lane_error_m);
+        memory_error = std::current_exception();
+      }
+      const std::lock_guard lock(hm);
+      if (--live == 0 || o.require_gpu) gpu_gone = true;  // the last lane: the preparer stops
+      hcv.notify_all();
+      return;
     } catch (...) {
       {
         const std::lock_guard lock(lane_error_m);
@@ -308,18 +352,23 @@ void bz2_gpu_compress(J& job, const Options& o, Stats& st, std::mutex& stats_m, 
       const std::lock_guard lock(hm);
       gpu_gone = true;  // ends the other lane and the preparer
       hcv.notify_all();
+      return;
     }
+    const std::lock_guard lock(hm);
+    --live;
   };
   std::vector<std::thread> lanes;
-  for (std::size_t k = 1; k < bz2_lanes(o); ++k) lanes.emplace_back(run_lane);
+  for (std::size_t k = 1; k < std::max(1u, plan.lanes); ++k) lanes.emplace_back(run_lane);
   run_lane();
   for (auto& t : lanes) t.join();
   stop_preparer();
+  if (slot && !slot->items.empty()) job.give_back(std::move(slot->items));  // readied for lanes that left
   if (lane_error) return;
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);
-    st.gpus.push_back(device);
+    if (std::find(st.gpus.begin(), st.gpus.end(), device) == st.gpus.end()) st.gpus.push_back(device);
   }
+  if (memory_error && job.work_left()) std::rethrow_exception(memory_error);
 }
 
 }  // namespace
@@ -329,8 +378,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress_bz2");
   const auto t0 = Clock::now();
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
-  bool gpu_first = false;
-  Options o = with_bz2_batches(bz2_workers(options, ".bz2 compression", gpu_first), kBz2GpuCompressBatch);
+  bool gpu_first = false, gpu_later = false;
+  Options o = with_bz2_batches(bz2_workers(options, ".bz2 compression", gpu_first, gpu_later), kBz2GpuCompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   // Reads of 32 MiB (the first of 2 MiB, so that the first blocks start after a few ms: a small
@@ -343,6 +392,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   Job<InBlock, OutBits> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
+  job.cpu_beside_gpus = 0;  // once a GPU works, the host threads are its (.bz2's GPU path needs every one)
   Stats st;
   st.format = Format::bz2;
   st.cpu_workers = cpu_workers;
@@ -364,7 +414,11 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // read of 8 MB on one thread, 5 ms, and their cut on one, 3 ms; H200 host, session 16's trace).
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const unsigned cut_threads = hardware > cpu_workers ? hardware - cpu_workers : 1;
-  const auto threads_now = [&](std::uint64_t handed_out) { return handed_out < cpu_workers ? hardware : cut_threads; };
+  const auto threads_now = [&](std::uint64_t handed_out) {
+    if (handed_out < cpu_workers) return hardware;
+    const std::lock_guard lock(job.m);
+    return job.gpu_working ? hardware : cut_threads;  // the CPU workers left for a GPU (an input of unknown size)
+  };
   struct Read {
     std::shared_ptr<std::uint8_t> chunk;  // the bytes from kHead on
     std::size_t got = 0, asked = 0;
@@ -446,9 +500,19 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     });
   };
   auto gpu_manager = [&] {
-    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_compress(job, o, st, stats_m, d); }, bz2_lanes(o) + 2, gpu_first) &&
-        gpu_first)
-      cpu_fallback(job, o, st, stats_m, cpu_worker);
+    // A lane's device bytes per block of its batch: the sort's scratch, the block before and after
+    // it, the encoder's output and work area (at -9 about 52 bytes per byte of the block).
+    const auto needs = [&o] {
+      const std::size_t block = bz2::block_limit(o.level), k = 16;
+      return GpuNeeds{(bwt::forward_segments_scratch_bytes(k * block, k) + 2 * k * block + k * bz2gpu::encode_stride(block) +
+                       bz2gpu::encode_scratch_bytes(k)) / k,
+                      0};
+    };
+    manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
+                static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o) : 0, [&] {
+                  const std::lock_guard lock(stats_m);
+                  return bytes_in;
+                });
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
@@ -487,7 +551,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     st.streams = 1;
     if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
   };
-  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
+  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   st.seconds = since(t0);
   return st;
 }
@@ -530,8 +594,10 @@ constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 // symbols and inverse BWT there, the inverse initial run-length stage and the CRCs on the host
 // threads), two at a time: while the GPU decodes one batch, the host ends the batch before it and
 // publishes its results, as a CPU worker's would be.
+// A batch whose device memory cannot be had goes back to the queue (after the batch on the GPU is
+// ended), and the GPU leaves (DeviceMemoryError to manage_gpus).
 template <typename J>
-void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m, int device) {
+void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st, std::mutex& stats_m, int device) {
   struct Slot {
     cudaStream_t stream = nullptr;
     std::unique_ptr<bz2::GpuBlockDecoder> decoder;
@@ -568,10 +634,6 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
       tr->add(lane, "finish", f0, end, sl.items.size());
     }
     const double published_from = tr != nullptr ? tr->now() : 0.0;
-    {
-      const std::lock_guard lock(stats_m);
-      st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, slots[0].decoder->device_bytes() + slots[1].decoder->device_bytes());
-    }
     for (std::size_t i = 0; i < sl.items.size(); ++i) {
       Decoded d;
       d.error = outs[i].error;
@@ -596,8 +658,9 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
     Slot& sl = slots[next];
     Slot& other = slots[1 - next];
     const bool blocking = !busy[1 - next];
-    sl.items = blocking ? job.claim(job.gpu_batch_blocks(o), true) : job.try_claim(job.gpu_batch_blocks(o));
+    sl.items = blocking ? job.claim(plan.batch, true) : job.try_claim(plan.batch);
     if (!sl.items.empty()) {
+      job.gpu_took_work();
       sl.in.resize(sl.items.size());
       for (std::size_t i = 0; i < sl.items.size(); ++i) {
         sl.in[i].window = sl.items[i].window.get();
@@ -607,8 +670,16 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
         sl.in[i].where.base = sl.items[i].window_bit;
       }
       const double load_from = tr != nullptr ? tr->now() : 0.0;
-      sl.decoder->load(sl.in);
-      sl.decoder->run();
+      try {
+        sl.decoder->load(sl.in);
+        sl.decoder->run();
+      } catch (const DeviceMemoryError&) {
+        job.give_back(std::move(sl.items));
+        sl.items.clear();
+        sl.in.clear();
+        if (busy[1 - next]) finish(other);
+        throw;
+      }
       if (tr != nullptr) tr->add(lane, "upload", load_from, tr->now(), sl.items.size());  // load waits for its copies
       busy[next] = true;
     }
@@ -624,7 +695,7 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
   }
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);
-    st.gpus.push_back(device);
+    if (std::find(st.gpus.begin(), st.gpus.end(), device) == st.gpus.end()) st.gpus.push_back(device);
   }
 }
 
@@ -633,13 +704,14 @@ void bz2_gpu_decompress(J& job, const Options& o, Stats& st, std::mutex& stats_m
 Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::decompress_bz2");
   const auto t0 = Clock::now();
-  bool gpu_first = false;
-  Options o = with_bz2_batches(bz2_workers(options, ".bz2 decompression", gpu_first), kBz2GpuDecompressBatch);
+  bool gpu_first = false, gpu_later = false;
+  Options o = with_bz2_batches(bz2_workers(options, ".bz2 decompression", gpu_first, gpu_later), kBz2GpuDecompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   Job<Candidate, Decoded> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
+  job.cpu_beside_gpus = 0;  // once a GPU works, the host threads are its
   Stats st;
   st.format = Format::bz2;
   st.cpu_workers = cpu_workers;
@@ -863,12 +935,19 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     if (o.on_progress) o.on_progress({st.compressed_bytes, written, since(t0)});
   };
   auto gpu_manager = [&] {
-    if (!manage_gpus(job, o, st, stats_m, t0, [&](int d) { bz2_gpu_decompress(job, o, st, stats_m, d); }, kBz2GpuDecompressBatchesInFlight,
-                     gpu_first) &&
-        gpu_first)
-      cpu_fallback(job, o, st, stats_m, cpu_worker);
+    // Device bytes per block of a batch, for both of a GPU's slots: the decoded block, the
+    // decoder's work area and (about) the compressed windows that hold it.
+    const auto needs = [] {
+      const std::size_t limit = bz2::block_limit(9), k = 16;
+      return GpuNeeds{2 * (bz2gpu::decode_scratch_bytes(k, static_cast<std::uint32_t>(limit)) + k * limit + k * limit / 2) / k, 0};
+    };
+    manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
+                1, false, kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o) : 0, [&] {
+                  const std::lock_guard lock(job.m);
+                  return bytes_in;
+                });
   };
-  run_threads(job, o, cpu_workers, reader, cpu_worker, gpu_manager, writer);
+  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
   st.seconds = since(t0);
   return st;
 }

@@ -7,7 +7,9 @@
 #include "codec/common/errors.hpp"
 #include "cpu_codec.hpp"
 #include "gpu_warmup.hpp"
+#include "gpu_share.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -101,10 +103,6 @@ class Job {
   std::exception_ptr error;
   std::uint64_t read_blocks = 0, written_blocks = 0;
   std::size_t cap = 0;
-  // The blocks one GPU takes at a time (manage_gpus: the options' batch split among the GPUs that
-  // started); 0 until then.
-  std::size_t gpu_batch = 0;
-  std::size_t gpu_batch_blocks(const Options& o) const { return gpu_batch != 0 ? gpu_batch : o.gpu_batch_blocks; }
   unsigned workers_running = 0;
   Trace* trace = nullptr;  // the options' timeline, if any
   // CPU workers beside the GPUs: once a GPU has taken its first batch (gpu_took_work), all but
@@ -116,12 +114,43 @@ class Job {
     const std::lock_guard lock(m);
     gpu_working = true;
   }
+  // Every GPU left (device memory ran out): CPU workers keep claiming.
+  void gpu_left() {
+    const std::lock_guard lock(m);
+    gpu_working = false;
+    cv.notify_all();
+  }
+  // Items a GPU claimed and could not finish, back to the queue in input order, for any worker.
+  void give_back(std::vector<Item> items) {
+    if (items.empty()) return;
+    const std::lock_guard lock(m);
+    for (Item& i : items) pending.push_back(std::move(i));
+    std::sort(pending.begin(), pending.end(), [](const Item& a, const Item& b) { return a.seq < b.seq; });
+    cv.notify_all();
+  }
+  // Whether blocks are left for a worker to take: unclaimed ones, or more to come.
+  bool work_left() {
+    const std::lock_guard lock(m);
+    return !stop && (!input_done || !pending.empty());
+  }
+  // A CPU worker that starts later (the GPU manager's, while the GPUs are out).
+  void cpu_joined() {
+    const std::lock_guard lock(m);
+    ++cpu_working;
+  }
   // False: this CPU worker leaves now (and is no longer counted as working).
   bool cpu_may_claim() {
     const std::lock_guard lock(m);
     if (!gpu_working || cpu_working <= cpu_beside_gpus) return true;
     --cpu_working;
+    cv.notify_all();
     return false;
+  }
+  // A CPU worker that found nothing left to claim.
+  void cpu_leaves() {
+    const std::lock_guard lock(m);
+    if (cpu_working > 0) --cpu_working;
+    cv.notify_all();
   }
 
   void fail(std::exception_ptr e) {
@@ -265,10 +294,11 @@ class Job {
 // Runs the job's threads: the reader, cpu workers, one thread per GPU (which first makes its
 // context, then works), and the writer (this thread). Joins them all; rethrows the first error.
 template <typename J>
-void run_threads(J& job, const Options& o, unsigned cpu_workers, const std::function<void()>& reader,
+void run_threads(J& job, const Options& o, Stats& st, unsigned cpu_workers, const std::function<void()>& reader,
                  const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,
                  const std::function<void()>& writer) {
   std::vector<std::thread> threads;
+  if (o.use_gpus) device_memory::reset_peak();
   auto guarded = [&job](const std::function<void()>& f) {
     return [&job, f] {
       try {
@@ -300,6 +330,7 @@ void run_threads(J& job, const Options& o, unsigned cpu_workers, const std::func
     job.fail(std::current_exception());
   }
   for (auto& t : threads) t.join();
+  st.peak_device_bytes = device_memory::peak();
   if (job.error) std::rethrow_exception(job.error);
 }
 
@@ -395,72 +426,215 @@ inline bool bz2_may_use_gpus(const Options& o) {
   return o.use_gpus && (o.require_gpu || (o.cpu_threads < 0 && o.input_bytes > 0 && o.input_bytes >= o.bz2_gpu_from_bytes));
 }
 
-// Stats::peak_device_bytes: the memory in use on the current device now (every lane's and any
-// other process's), kept if it is the largest seen.
-inline void record_device_peak(Stats& st, std::mutex& stats_m) {
-  std::size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return;
-  const std::lock_guard lock(stats_m);
-  st.peak_device_bytes = std::max<std::uint64_t>(st.peak_device_bytes, total_b - free_b);
+// What one GPU takes on for a job, sized from the device memory free when it joins (plan_gpu):
+// `lanes` lanes of `batch` blocks each. lanes 0: not even the smallest batch fits.
+struct GpuPlan {
+  unsigned lanes = 0;
+  std::size_t batch = 0;
+  std::uint64_t bytes = 0;  // the device bytes that plan needs, about
+};
+// The device memory a job's lane needs: `per_block` bytes for each block of its batch, plus `fixed`
+// (manage_gpus asks for it once a device is ready: the kernels' sizes may ask CUDA).
+struct GpuNeeds {
+  std::uint64_t per_block = 0, fixed = 0;
+};
+// Device memory left unplanned: the CUDA context's own growth and other processes' small
+// allocations (cuBLAS handles, another job's start-up) need some.
+inline constexpr std::uint64_t kDeviceHeadroom = std::uint64_t{512} << 20;
+// The smallest batch worth a GPU (a batch of 8 blocks of 900 kB is 16 CTAs of the encoder).
+inline constexpr std::size_t kMinPlannedBatch = 8;
+// The most lanes and the largest batch `avail` bytes hold: the job's own lanes and batch where they
+// fit; else fewer lanes (down to one) before smaller batches (down to kMinPlannedBatch).
+inline GpuPlan plan_gpu(std::uint64_t avail, unsigned lanes, std::size_t batch, const GpuNeeds& needs) {
+  GpuPlan p;
+  const auto cost = [&](unsigned l, std::size_t b) { return l * (needs.fixed + b * needs.per_block); };
+  for (unsigned l = std::max(1u, lanes); l >= 1; --l) {
+    if (cost(l, batch) <= avail) return {l, batch, cost(l, batch)};
+    if (l == 1) break;
+  }
+  if (avail <= needs.fixed || needs.per_block == 0) return p;
+  const std::size_t b = std::min<std::size_t>(batch, (avail - needs.fixed) / needs.per_block);
+  if (b < std::min(kMinPlannedBatch, batch)) return p;
+  return {1, b, cost(1, b)};
 }
 
-// The GPU side of a job: starts the warm-up of the options' devices (gpu_warmup.hpp; all when
-// none are named) and runs work(device) on `lanes` threads of each device as soon as that device
-// is ready, so that a GPU whose context comes first does not wait for another's; unless the job
-// runs out of work first (then a GPU not yet ready is not waited for). The batch is split among
-// the devices asked for that exist, from the first GPU on (gpu_batch_per_device).
-// batches_in_flight: how many of its batches a GPU's worker holds at once (the reader's room
-// grows by that many batches per GPU). With gpus_expected (--gpu, or .bz2 by the input's size) the
-// room for one GPU is there from the start, so that the reader fills the first batches during
-// CUDA's start-up (0.2-0.3 s on the H200 host, when the reader used to stop after 4 blocks).
-// True: a GPU started (its work ran); false: none did.
+// The GPU side of a job. Each device asked for (all when none are named) joins the job once
+//  - its context is ready (gpu_warmup.hpp: CUDA starts while the CPU workers work),
+//  - it has a slot among the processes that share it (gpu_share.hpp), and
+//  - its free memory holds a plan (plan_gpu: `lanes` threads of `batch` blocks, fewer or smaller
+//    where memory is short),
+// and then runs work(device, plan) on plan.lanes threads (`threads_per_lane` false: on one thread,
+// which runs the plan's lanes itself). A lane that runs out of device memory (DeviceMemoryError)
+// gives its blocks back to the queue (Job::give_back) and leaves; when a device's lanes have all
+// left, the device tries again later (its memory may free up) and CPU workers take the blocks
+// meanwhile. With --gpu (require_gpu) a GPU that cannot work is an error instead.
+// CPU workers on every hardware thread run from this thread (cpu_worker) while blocks are left, no
+// GPU works and no CPU worker of the job is working: when no GPU starts, after every GPU left, or
+// while the GPUs wait for a slot where the policy says so. Returns when the job's work is taken,
+// or it stopped. batches_in_flight: a GPU's batches held at once (the reader's room grows by that
+// many of its batches); gpus_expected: room for one GPU's batches from the start (--gpu, or .bz2
+// by the input's size), so that the reader fills the first batches during CUDA's start-up.
+// join_after_bytes: the GPUs join only once bytes_read() reaches it (an input of unknown size, as
+// from a pipe, whose CPU workers start at once: a small one never starts CUDA).
 template <typename J>
-bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
-                 const std::function<void(int)>& work, std::size_t batches_in_flight = kGpuBatchesInFlight,
-                 bool gpus_expected = false, unsigned lanes = 1) {
+void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
+                 const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
+                 const std::function<GpuNeeds()>& needs_of,
+                 unsigned lanes, bool threads_per_lane, std::size_t batches_in_flight, bool gpus_expected,
+                 std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {}) {
+  const gpu_share::Policy share = gpu_share::policy();
+  if (join_after_bytes > 0 && bytes_read) {
+    for (;;) {
+      if (bytes_read() >= join_after_bytes) break;
+      std::unique_lock lock(job.m);
+      if (job.stop || job.input_done) return;
+      job.cv.wait_for(lock, std::chrono::milliseconds(5));
+    }
+    note(o, "input of unknown size: " + std::to_string(join_after_bytes) + " bytes read, the GPUs join");
+  }
   gpu_warmup::start(o.devices);
-  std::size_t room_for = 0;  // GPUs whose batches the reader's room already holds
+  std::size_t room_for = 0;  // batches of the options' size the reader's room holds for the GPUs
   if (o.max_blocks_in_flight == 0 && (o.require_gpu || gpus_expected)) {
     const std::lock_guard lock(job.m);
     job.cap += batches_in_flight * o.gpu_batch_blocks;
-    room_for = 1;
+    room_for = batches_in_flight * o.gpu_batch_blocks;
     job.cv.notify_all();
   }
   const double cuda_from = o.trace != nullptr ? o.trace->now() : 0.0;
-  std::vector<int> wanted, handled, launched;  // devices asked for that exist; those seen done; those working
-  bool counted = false;
+  struct Device {
+    int id = 0;
+    enum State { starting, waiting, running, finished } state = starting;
+    std::optional<gpu_share::Slot> slot;
+    std::vector<std::thread> threads;
+    unsigned live = 0;               // its lanes still running (under job.m)
+    std::string left_why;            // a lane's DeviceMemoryError (under job.m)
+    Clock::time_point retry_at{};
+    bool told_busy = false, told_small = false, left = false;
+    std::size_t room = 0;            // its share of the reader's room
+  };
+  std::vector<Device> devs;  // the devices asked for that exist
+  std::vector<std::thread> cpu_threads;
+  unsigned cpu_started = 0;
+  bool counted = false, any_started = false;
+  std::optional<GpuNeeds> needs;
+  std::size_t batch = o.gpu_batch_blocks;  // each GPU's: the options' split among the GPUs (gpu_batch_per_device)
   std::string why_none;
-  std::vector<std::thread> threads;
-  const auto launch = [&](int d, double ready_s) {
-    if (launched.empty()) {
-      {
-        const std::lock_guard lock(stats_m);
-        st.first_gpu_ready_s = since(t0);
-      }
+  const auto more_room = [&](std::size_t blocks) {  // under job.m
+    if (o.max_blocks_in_flight != 0) return;
+    job.cap += blocks;
+    job.cv.notify_all();
+  };
+  const auto stop_cpu = [&] {
+    for (auto& t : cpu_threads) t.join();
+    cpu_threads.clear();
+  };
+  const auto start_cpu = [&] {
+    stop_cpu();  // those from before have left (a GPU took the work)
+    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    {
+      const std::lock_guard lock(stats_m);
+      st.cpu_workers = std::max(st.cpu_workers, n);
+    }
+    {
       const std::lock_guard lock(job.m);
-      job.gpu_batch = gpu_batch_per_device(o, wanted.size());
-      if (o.max_blocks_in_flight == 0) {  // room for every GPU's batches: one GPU's room, or more where the floor says
-        const std::size_t has = batches_in_flight * o.gpu_batch_blocks * room_for, want = batches_in_flight * job.gpu_batch * wanted.size();
-        if (want > has) job.cap += want - has;
-      }
+      job.cpu_working += n;
+      if (o.max_blocks_in_flight == 0) job.cap = std::max(job.cap, flight_cap(o, n));
       job.cv.notify_all();
     }
-    launched.push_back(d);
-    if (o.trace != nullptr) o.trace->add("cuda " + std::to_string(d), "CUDA start-up", cuda_from, o.trace->now(), 0);
-    note(o, "GPU " + std::to_string(d) + " ready after " + std::to_string(ready_s) + " s of CUDA start-up");
-    for (unsigned lane = 0; lane < std::max(1u, lanes); ++lane)
-      threads.emplace_back([&job, &work, d] {
+    ++cpu_started;
+    for (unsigned i = 0; i < n; ++i)
+      cpu_threads.emplace_back([&job, &cpu_worker] {
         try {
-          PARCOMP_CUDA_CHECK(cudaSetDevice(d));
-          work(d);
+          cpu_worker();
         } catch (...) {
           job.fail(std::current_exception());
         }
       });
   };
-  const auto join = [&] {
-    for (auto& t : threads) t.join();
-    threads.clear();
+  const auto launch = [&](Device& dv, const GpuPlan& plan, double ready_s) {
+    const unsigned threads = threads_per_lane ? plan.lanes : 1u;
+    {
+      const std::lock_guard lock(job.m);
+      dv.live = threads;
+      dv.left_why.clear();
+      const std::size_t want = batches_in_flight * plan.batch;
+      // Room for this GPU's batches; the first GPU's may be there from the start.
+      if (want > dv.room) {
+        const std::size_t from_start = std::min(room_for, want - dv.room);
+        room_for -= from_start;
+        more_room(want - dv.room - from_start);
+        dv.room = want;
+      }
+    }
+    if (!any_started) {
+      any_started = true;
+      const std::lock_guard lock(stats_m);
+      st.first_gpu_ready_s = since(t0);
+    }
+    if (o.trace != nullptr && dv.state == Device::starting)
+      o.trace->add("cuda " + std::to_string(dv.id), "CUDA start-up", cuda_from, o.trace->now(), 0);
+    note(o, "GPU " + std::to_string(dv.id) + (ready_s >= 0 ? " ready after " + std::to_string(ready_s) + " s of CUDA start-up" : " rejoins") +
+                ": " + std::to_string(plan.lanes) + " lane(s) of " + std::to_string(plan.batch) + " blocks, about " +
+                std::to_string(plan.bytes >> 20) + " MiB of device memory");
+    dv.state = Device::running;
+    for (unsigned k = 0; k < threads; ++k)
+      dv.threads.emplace_back([&job, &work, &o, &dv, plan] {
+        try {
+          PARCOMP_CUDA_CHECK(cudaSetDevice(dv.id));
+          work(dv.id, plan);
+        } catch (const DeviceMemoryError& e) {
+          if (o.require_gpu) {
+            job.fail(std::current_exception());
+          } else {
+            const std::lock_guard lock(job.m);
+            dv.left_why = e.what();
+          }
+        } catch (...) {
+          job.fail(std::current_exception());
+        }
+        const std::lock_guard lock(job.m);
+        --dv.live;
+        job.cv.notify_all();
+      });
+  };
+  // Tries to start a waiting device: a slot, then a plan that its free memory holds.
+  const auto try_start = [&](Device& dv, double ready_s) {
+    if (Clock::now() < dv.retry_at) return;
+    PARCOMP_CUDA_CHECK(cudaSetDevice(dv.id));
+    std::string why;
+    if (share.slots > 0 && !dv.slot) {
+      dv.slot = gpu_share::Slot::try_take(dv.id, share.slots, &why);
+      if (!why.empty()) note(o, "GPU " + std::to_string(dv.id) + ": " + why);
+      if (!dv.slot) {
+        if (!dv.told_busy) note(o, "GPU " + std::to_string(dv.id) + ": every slot is taken by other parcomp jobs; waiting for one");
+        dv.told_busy = true;
+        dv.retry_at = Clock::now() + std::chrono::milliseconds(20);
+        return;
+      }
+    }
+    std::size_t free_b = 0, total_b = 0;
+    PARCOMP_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (!needs) needs = needs_of();  // the kernels' sizes ask CUDA (the sorts' scratch): with a device set
+    std::uint64_t avail = free_b > kDeviceHeadroom ? free_b - kDeviceHeadroom : 0;
+    if (const std::uint64_t cap = device_memory::limit(); cap != 0) {
+      const std::uint64_t held = device_memory::in_use(dv.id);
+      avail = std::min<std::uint64_t>(avail, cap > held ? cap - held : 0);
+    }
+    const GpuPlan plan = plan_gpu(avail, lanes, batch, *needs);
+    if (plan.lanes == 0) {
+      const std::size_t least = std::min(kMinPlannedBatch, batch);
+      const std::string msg = "GPU " + std::to_string(dv.id) + ": " + std::to_string(avail >> 20) + " MiB of device memory to use (" +
+                              std::to_string(free_b >> 20) + " MiB free), a batch of " + std::to_string(least) + " blocks needs " +
+                              std::to_string((needs->fixed + least * needs->per_block) >> 20) + " MiB";
+      if (o.require_gpu) throw DeviceMemoryError(cudaErrorMemoryAllocation, "--gpu: " + msg);
+      if (!dv.told_small) note(o, msg + "; the CPU workers take the blocks until it has room");
+      dv.told_small = true;
+      dv.slot.reset();  // another job may fit
+      dv.retry_at = Clock::now() + std::chrono::milliseconds(500);
+      return;
+    }
+    dv.told_small = dv.left = false;
+    launch(dv, plan, ready_s);
   };
   try {
     for (;;) {
@@ -468,88 +642,109 @@ bool manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       if (w.counted && !counted) {
         counted = true;
         why_none = w.why_none;
+        std::vector<int> ids;
         if (o.devices.empty()) {
-          for (int d = 0; d < w.count; ++d) wanted.push_back(d);
+          for (int d = 0; d < w.count; ++d) ids.push_back(d);
         } else {
           for (const int d : o.devices) {
             if (d >= 0 && d < w.count) {
-              if (std::find(wanted.begin(), wanted.end(), d) == wanted.end()) wanted.push_back(d);
+              if (std::find(ids.begin(), ids.end(), d) == ids.end()) ids.push_back(d);
               continue;
             }
             note(o, "GPU " + std::to_string(d) + " is not available");
             if (o.require_gpu) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
           }
-          if (wanted.empty() && why_none.empty()) why_none = "none of the devices asked for";
+          if (ids.empty() && why_none.empty()) why_none = "none of the devices asked for";
+        }
+        devs = std::vector<Device>(ids.size());
+        for (std::size_t k = 0; k < ids.size(); ++k) devs[k].id = ids[k];
+        batch = gpu_batch_per_device(o, std::max<std::size_t>(ids.size(), 1));
+      }
+      const bool work_left = job.work_left();
+      bool any_running = false, all_finished = counted;
+      for (Device& dv : devs) {
+        if (dv.state == Device::starting) {
+          const gpu_warmup::Device* e = w.find(dv.id);
+          if (e == nullptr || !e->done) {
+            all_finished = false;
+            continue;
+          }
+          if (!e->ready) {
+            note(o, "GPU " + std::to_string(dv.id) + " is not available (no context)");
+            if (o.require_gpu && !o.devices.empty()) throw ContractError("--gpu: device " + std::to_string(dv.id) + " is not available");
+            dv.state = Device::finished;
+            continue;
+          }
+          dv.state = Device::waiting;
+          if (work_left) try_start(dv, e->seconds);
+        } else if (dv.state == Device::waiting && work_left) {
+          try_start(dv, -1);
+        }
+        if (dv.state == Device::running) {
+          std::unique_lock lock(job.m);
+          if (dv.live == 0) {
+            const std::string why = dv.left_why;
+            lock.unlock();
+            for (auto& t : dv.threads) t.join();
+            dv.threads.clear();
+            dv.slot.reset();
+            if (!why.empty() && job.work_left()) {
+              note(o, "GPU " + std::to_string(dv.id) + " left: " + why + "; its blocks go to the CPU workers, and it tries again");
+              job.gpu_left();
+              dv.left = true;
+              dv.state = Device::waiting;
+              dv.retry_at = Clock::now() + std::chrono::milliseconds(500);
+            } else {
+              dv.state = Device::finished;
+            }
+          }
+        }
+        if (dv.state == Device::running) any_running = true;
+        if (dv.state != Device::finished) all_finished = false;
+      }
+      if (!any_running && !job.work_left()) break;  // the GPUs not yet ready are not waited for
+      if (all_finished && !any_running && o.require_gpu) {
+        const std::string why = why_none.empty() ? "no CUDA device could make a context" : why_none;
+        throw ContractError("--gpu: " + why);
+      }
+      // CPU workers on every hardware thread while blocks are left, no GPU works, none of the job's
+      // own CPU workers is working, and no GPU is about to: none can come, one is short of memory
+      // (or left for it), or one waits for a slot and the policy says to work meanwhile (during
+      // CUDA's start-up the reader fills the GPUs' first batches instead).
+      if (!any_running && !o.require_gpu) {
+        bool wait_for_gpu = !counted;
+        for (const Device& dv : devs) {
+          if (dv.state == Device::starting) wait_for_gpu = true;
+          if (dv.state == Device::waiting && dv.told_busy && !dv.told_small && !dv.left && !share.cpu_while_waiting) wait_for_gpu = true;
+        }
+        bool idle;
+        {
+          const std::lock_guard lock(job.m);
+          idle = job.cpu_working == 0 && !job.stop && (!job.input_done || !job.pending.empty());
+        }
+        if (idle && (all_finished || !wait_for_gpu)) {
+          if (cpu_started == 0)
+            note(o, std::string("the CPU workers take the blocks (") +
+                        (!all_finished ? "the GPUs wait" : why_none.empty() ? "no GPU could start" : "no GPU: " + why_none) + ")");
+          start_cpu();
         }
       }
-      bool all_done = counted;
-      for (const int d : wanted) {
-        const gpu_warmup::Device* e = w.find(d);
-        if (e == nullptr || !e->done) {
-          all_done = false;
-          continue;
-        }
-        if (std::find(handled.begin(), handled.end(), d) != handled.end()) continue;
-        handled.push_back(d);
-        if (e->ready) {
-          launch(d, e->seconds);
-          continue;
-        }
-        note(o, "GPU " + std::to_string(d) + " is not available (no context)");
-        if (o.require_gpu && !o.devices.empty()) throw ContractError("--gpu: device " + std::to_string(d) + " is not available");
+      if (all_finished && !any_running) {
+        stop_cpu();  // nothing more comes from the GPUs: the CPU workers finish
+        break;
       }
-      if (all_done) break;
       std::unique_lock lock(job.m);
-      if (job.stop || (job.input_done && job.pending.empty())) {
-        if (!launched.empty()) break;  // the GPUs that started finish the work; the others are not waited for
-        if (o.require_gpu && !job.stop) {
-          lock.unlock();
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));
-          continue;  // --gpu: the work waits for the GPU
-        }
-        note(o, "GPUs not used: the input ended before CUDA was ready");
-        return false;
-      }
+      if (job.stop) break;
       job.cv.wait_for(lock, std::chrono::milliseconds(5));
     }
   } catch (...) {
-    if (launched.empty()) throw;
-    job.fail(std::current_exception());  // lanes are running: they stop, and the job reports it
+    job.fail(std::current_exception());
   }
-  join();
-  if (launched.empty()) {
-    const std::string why = why_none.empty() ? "no CUDA device could make a context" : why_none;
-    note(o, "no GPU: " + why + "; the CPU workers do all the work");
-    if (o.require_gpu) throw ContractError("--gpu: " + why);
-    return false;
+  for (Device& dv : devs) {
+    for (auto& t : dv.threads) t.join();
+    dv.threads.clear();
   }
-  return true;
-}
-
-// When the GPUs were to do a job alone and none started: CPU workers on every hardware thread,
-// run from the GPU manager's thread (which counts as a worker until they end).
-template <typename J>
-void cpu_fallback(J& job, const Options& o, Stats& st, std::mutex& stats_m, const std::function<void()>& cpu_worker) {
-  const unsigned n = std::max(1u, std::thread::hardware_concurrency());
-  {
-    const std::lock_guard lock(stats_m);
-    st.cpu_workers = n;
-  }
-  if (o.max_blocks_in_flight == 0) {
-    const std::lock_guard lock(job.m);
-    job.cap = std::max(job.cap, flight_cap(o, n));
-    job.cv.notify_all();
-  }
-  std::vector<std::thread> threads;
-  for (unsigned i = 0; i < n; ++i)
-    threads.emplace_back([&job, &cpu_worker] {
-      try {
-        cpu_worker();
-      } catch (...) {
-        job.fail(std::current_exception());
-      }
-    });
-  for (auto& t : threads) t.join();
+  stop_cpu();
 }
 
 // A source whose first bytes were already read (to tell formats apart): those, then the rest.
@@ -580,7 +775,10 @@ void cpu_worker_loop(J& job, Work&& work) {
   for (;;) {
     if (!job.cpu_may_claim()) return;
     auto items = job.claim(1, false);
-    if (items.empty()) return;
+    if (items.empty()) {
+      job.cpu_leaves();
+      return;
+    }
     job.publish(items[0].seq, work(items[0], ws));
   }
 }

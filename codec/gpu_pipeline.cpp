@@ -564,4 +564,12 @@ std::vector<std::uint8_t> decompress_gpu(std::span<const std::uint8_t> file, Sta
   return d.output(nullptr);
 }
 
+std::uint64_t device_bytes_estimate(Config config, std::size_t n, std::size_t block, bool decompress) {
+  if (n == 0) return 0;
+  const mtf::Direction d = decompress ? mtf::Direction::reverse : mtf::Direction::forward;
+  const std::uint64_t bwt_bytes = decompress ? bwt::reverse_scratch_bytes(reverse_config(config), n, block)
+                                             : bwt::forward_scratch_bytes(bwt_variant(config), n, block);
+  return bwt_bytes + mtf::scratch_bytes(mtf_variant(config), d, n, mtf_config(config, d, block)) + 8 * std::uint64_t{n} + (std::uint64_t{16} << 20);
+}
+
 }  // namespace parcomp::pipeline

@@ -27,6 +27,11 @@ struct StageTimes {
   double bwt = 0, mtf = 0, zrle = 0, huffman = 0;  // zrle: the fast configuration's zero-run stage
 };
 
+// The device bytes a GpuCompressor (decompress false) or GpuDecompressor holds for a batch of n
+// bytes in blocks of `block`, about: its sorts' scratch, its move-to-front's and 8 bytes per
+// input byte for the rest (the engine sizes its GPU batches from this and the free memory).
+std::uint64_t device_bytes_estimate(Config config, std::size_t n, std::size_t block, bool decompress);
+
 // Compression with the input already on the device: upload() once, run() any number of times,
 // container() downloads and assembles the file.
 class GpuCompressor {

@@ -23,6 +23,7 @@
 #include "codec/file_sink.hpp"
 #include "codec/gpu_warmup.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -91,9 +92,14 @@ void usage(std::FILE* to) {
                "      --gpu           GPU workers only (an error without a GPU); with -1 .. -9 the GPUs sort and\n"
                "                      write the .bz2 blocks, with -d they decode them. By default .bz2 files of\n"
                "                      128 MiB and more go to the GPUs (to the CPU workers if none starts),\n"
-               "                      smaller ones and standard input to the CPU workers; parcomp files of\n"
-               "                      32 MiB and more (64 MiB compressed) and standard input to both, smaller\n"
-               "                      ones to the CPU workers\n"
+               "                      smaller ones to the CPU workers, standard input to the CPU workers and,\n"
+               "                      once 32 MiB are read, to the GPUs; parcomp files of 32 MiB and more\n"
+               "                      (64 MiB compressed) and standard input to both, smaller ones to the CPU\n"
+               "                      workers. A GPU short of memory (another job holds it) leaves its blocks\n"
+               "                      to the CPU workers, and rejoins when memory frees up; with --gpu that is\n"
+               "                      an error\n"
+               "      --gpu-memory SIZE  device memory this process may hold on each GPU (K, M, G, T: powers of\n"
+               "                      1024; default: what the GPU has free when it joins, less 512 MiB)\n"
                "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
                "      --threads N     CPU workers (default: one per hardware thread)\n"
                "      --cpu-beside-gpus N  parcomp format: CPU workers that keep taking blocks once a GPU works\n"
@@ -147,6 +153,7 @@ struct Cli {
   std::vector<std::string> files;
   engine::Options engine;
   engine::FileSink::Mode output_io = engine::FileSink::Mode::automatic;
+  std::uint64_t gpu_memory = 0;  // --gpu-memory: device_memory::set_limit
 };
 
 // An option's whole number from lo to hi (a usage error otherwise).
@@ -253,6 +260,13 @@ Cli parse_args(int argc, char** argv) {
       else if (v == "write") c.output_io = engine::FileSink::Mode::write;
       else if (v == "map") c.output_io = engine::FileSink::Mode::map;
       else throw UsageError("--output-io must be auto, write or map, not " + v);
+    } else if (a == "--gpu-memory") {
+      try {
+        c.gpu_memory = device_memory::parse_bytes(value());
+      } catch (const ContractError& e) {
+        throw UsageError(std::string("--gpu-memory: ") + e.what());
+      }
+      if (c.gpu_memory == 0) throw UsageError("--gpu-memory takes a size above 0");
     } else if (a == "--blocks-in-flight") {
       c.engine.max_blocks_in_flight = count_in(a, value(), 1, std::size_t{1} << 20);
     } else if (a == "-h" || a == "--help") {
@@ -422,6 +436,14 @@ std::string human(double bytes) {
   return buf;
 }
 
+// Standard input's bytes left when it is a regular file (parcomp < file), else 0 (a pipe: unknown).
+std::uint64_t stdin_regular_bytes() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  const off_t at = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
+  return at >= 0 && at < st.st_size ? static_cast<std::uint64_t>(st.st_size - at) : 0;
+}
+
 // One file (or standard input): returns its exit status, messages on stderr.
 int process(const Cli& cli, const std::string& file, bool progress_on) {
   const bool from_stdin = file == "-";
@@ -432,7 +454,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
     const bool decompress = cli.mode != Cli::Mode::compress;
     const bool to_stdout = !test && (cli.to_stdout || (from_stdin && cli.output.empty()));
     int in_fd = STDIN_FILENO;
-    std::uint64_t in_size = 0;
+    std::uint64_t in_size = from_stdin ? stdin_regular_bytes() : 0;
     struct stat in_st {};
     if (!from_stdin) {
       // As bzip2: a symbolic link is followed only with -f, -c or -t; a device or FIFO is read only
@@ -601,7 +623,7 @@ bool may_use_gpus(const Cli& cli) {
   engine::Options o = cli.engine;
   for (const auto& file : cli.files) {
     if (file == "-") {
-      o.input_bytes = 0;
+      o.input_bytes = stdin_regular_bytes();
       if (decompress ? engine::may_use_gpus(o, true, false) || engine::may_use_gpus(o, true, true)
                      : engine::may_use_gpus(o, false, cli.engine.format == engine::Format::bz2))
         return true;
@@ -638,6 +660,7 @@ int main(int argc, char** argv) {
   ::umask(g_umask);
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error, reported
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  if (cli.gpu_memory != 0) device_memory::set_limit(cli.gpu_memory);
   if (may_use_gpus(cli)) gpu_warmup::start(cli.engine.devices);  // CUDA starts while the first blocks are read
   const bool progress_on = !cli.quiet && (cli.progress == 1 || (cli.progress == -1 && ::isatty(STDERR_FILENO)));
   if (!cli.trace_file.empty()) cli.engine.trace = &trace;

@@ -15,6 +15,7 @@ std::string describe(cudaError_t code, const char* call, const char* file, int l
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   // Clear a sticky-free error so the next call does not report it again.
   (void)cudaGetLastError();
+  if (code == cudaErrorMemoryAllocation) throw DeviceMemoryError(code, describe(code, call, file, line));
   throw CudaError(code, describe(code, call, file, line));
 }
 

@@ -20,6 +20,15 @@ class CudaError : public std::runtime_error {
   cudaError_t code_;
 };
 
+// A device allocation that could not be made: the device is out of memory, or the process's
+// limit on it (device_memory::set_limit) is reached. The engine hands such a GPU's work to the
+// CPU workers; anything else from CUDA stops the job.
+class DeviceMemoryError : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
+// Throws DeviceMemoryError for cudaErrorMemoryAllocation, CudaError otherwise.
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 // For destructors: report to stderr, never throw.
 void report_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept;

@@ -1,4 +1,5 @@
-// RAII device memory. Allocation failures are exceptions naming the size and the reason.
+// RAII device memory, counted per process and device (device_memory), with an optional cap.
+// Allocation failures are DeviceMemoryError naming the size and the reason.
 #pragma once
 
 #include "cuda_check.hpp"
@@ -8,10 +9,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace parcomp {
+
+// The device memory this process holds through DeviceBytes (the CUDA context's own is not
+// counted), and a cap on it per device that turns larger allocations into DeviceMemoryError
+// before CUDA is asked: how a test or a user makes a GPU with little free memory.
+namespace device_memory {
+std::uint64_t in_use();            // on every device together
+std::uint64_t in_use(int device);
+std::uint64_t peak();              // the most held at once, every device together, since reset_peak()
+void reset_peak();
+// 0: no cap. At first use the cap is PARCOMP_GPU_MEMORY_LIMIT's (parse_bytes) where it is set.
+void set_limit(std::uint64_t bytes_per_device);
+std::uint64_t limit();
+// "123", "64K", "512M", "2G", "1T" (powers of 1024); throws ContractError for anything else.
+std::uint64_t parse_bytes(const std::string& text);
+}  // namespace device_memory
 
 // Untyped device allocation; cudaMalloc at construction, cudaFree at destruction.
 class DeviceBytes {
@@ -20,12 +37,13 @@ class DeviceBytes {
   explicit DeviceBytes(std::size_t bytes);
   ~DeviceBytes();
   DeviceBytes(DeviceBytes&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+      : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)), device_(other.device_) {}
   DeviceBytes& operator=(DeviceBytes&& other) noexcept {
     if (this != &other) {
       reset();
       ptr_ = std::exchange(other.ptr_, nullptr);
       bytes_ = std::exchange(other.bytes_, 0);
+      device_ = other.device_;
     }
     return *this;
   }
@@ -39,6 +57,7 @@ class DeviceBytes {
  private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
+  int device_ = 0;
 };
 
 // Typed view over DeviceBytes with host<->device helpers. The helpers are fully synchronous: they
@@ -56,7 +75,9 @@ class DeviceBuffer {
   // At least `count` elements: reallocated (contents lost) only when the buffer is smaller, so
   // that a reused object keeps its memory from one use to the next.
   void grow(std::size_t count) {
-    if (count > count_) *this = DeviceBuffer(count);
+    if (count <= count_) return;
+    *this = DeviceBuffer();  // freed first: the old and the new are never held at once
+    *this = DeviceBuffer(count);
   }
 
   void upload(std::span<const T> host) {

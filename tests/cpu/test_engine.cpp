@@ -10,6 +10,8 @@
 #include "datasets/synthetic.hpp"
 #include "reference/pipeline.hpp"
 
+#include "kernels/common/device_buffer.hpp"
+
 #include "common/mem_io.hpp"
 #include "common/sample_inputs.hpp"
 #include "common/seeds.hpp"
@@ -22,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <string>
 
 #include <algorithm>
@@ -394,7 +397,7 @@ TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
       });
     for (auto& t : threads) t.join();
     EXPECT_EQ(job.done.size(), 12u);
-    EXPECT_EQ(job.cpu_working, gpu_works ? 1u : 3u);
+    EXPECT_EQ(job.cpu_working, 0u);  // every worker has left: those stepping aside, then the rest when nothing was left
     if (gpu_works) {
       EXPECT_EQ(workers_that_worked.size(), 1u);
     }
@@ -438,10 +441,9 @@ TEST(EngineJob, AGpuTakesLessThanABatchWhereTheReaderWaitsForRoom) {
   for (const std::size_t n : sizes) EXPECT_LE(n, 3u);
 }
 
-// The GPUs' batch is split among them (Job::gpu_batch, set by manage_gpus): with G GPUs each takes
-// a G-th of Options::gpu_batch_blocks, never fewer than kMinGpuBatch (or the batch itself when it
-// is smaller), so that the blocks in flight, and the host memory holding them, stay what one GPU
-// holds (#18's bound). Claims take the split batch once it is set.
+// The GPUs' batch is split among them: with G GPUs each takes a G-th of Options::gpu_batch_blocks,
+// never fewer than kMinGpuBatch (or the batch itself when it is smaller), so that the blocks in
+// flight, and the host memory holding them, stay what one GPU holds (#18's bound).
 TEST(EngineJob, TheGpusShareOneBatchOfBlocks) {
   engine::Options o;
   o.gpu_batch_blocks = 256;
@@ -452,13 +454,101 @@ TEST(EngineJob, TheGpusShareOneBatchOfBlocks) {
   EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 64), engine::detail::kMinGpuBatch);
   o.gpu_batch_blocks = 8;
   EXPECT_EQ(engine::detail::gpu_batch_per_device(o, 4), 8u);
+}
+
+// A GPU's plan from the device memory it may use: its lanes and batch where they fit, else fewer
+// lanes before smaller batches, and nothing below the smallest batch worth a GPU.
+TEST(EngineJob, AGpuPlansItsLanesAndBatchFromItsFreeMemory) {
+  using engine::detail::plan_gpu;
+  const engine::detail::GpuNeeds needs{100, 50};  // 100 bytes a block, 50 a lane
+  auto p = plan_gpu(1'000'000, 3, 128, needs);
+  EXPECT_EQ(p.lanes, 3u);
+  EXPECT_EQ(p.batch, 128u);
+  EXPECT_EQ(p.bytes, 3u * (50 + 128 * 100));
+  p = plan_gpu(2 * (50 + 128 * 100), 3, 128, needs);  // two lanes' worth
+  EXPECT_EQ(p.lanes, 2u);
+  EXPECT_EQ(p.batch, 128u);
+  p = plan_gpu(50 + 40 * 100 + 99, 3, 128, needs);  // one lane of 40 blocks
+  EXPECT_EQ(p.lanes, 1u);
+  EXPECT_EQ(p.batch, 40u);
+  EXPECT_LE(p.bytes, 50u + 40 * 100 + 99);
+  p = plan_gpu(50 + engine::detail::kMinPlannedBatch * 100 - 1, 3, 128, needs);  // not even the smallest batch
+  EXPECT_EQ(p.lanes, 0u);
+  p = plan_gpu(50 + 4 * 100, 3, 4, needs);  // a batch smaller than the smallest planned one fits whole
+  EXPECT_EQ(p.lanes, 1u);
+  EXPECT_EQ(p.batch, 4u);
+  EXPECT_EQ(plan_gpu(0, 3, 128, needs).lanes, 0u);
+}
+
+// Items a GPU gives back (its memory ran out) go back to the queue in input order, before those not
+// yet claimed, and a CPU worker takes them.
+TEST(EngineJob, ItemsGivenBackAreClaimedAgainInOrder) {
   engine::Trace trace;
   TracedJob job;
   fill_traced_job(job, trace, 12);
-  o.gpu_batch_blocks = 10;
-  EXPECT_EQ(job.claim(job.gpu_batch_blocks(o), true).size(), 10u);
-  job.gpu_batch = 1;
-  EXPECT_EQ(job.claim(job.gpu_batch_blocks(o), true).size(), 1u);
+  auto first = job.claim(5, true);
+  ASSERT_EQ(first.size(), 5u);
+  auto second = job.claim(3, true);
+  ASSERT_EQ(second.size(), 3u);
+  job.give_back(std::move(second));
+  job.give_back(std::move(first));
+  EXPECT_TRUE(job.work_left());
+  std::vector<std::uint64_t> seqs;
+  for (auto items = job.claim(1, false); !items.empty(); items = job.claim(1, false)) seqs.push_back(items[0].seq);
+  ASSERT_EQ(seqs.size(), 12u);
+  for (std::uint64_t k = 0; k < 12; ++k) EXPECT_EQ(seqs[k], k);
+  EXPECT_FALSE(job.work_left());
+}
+
+// The process's device memory cap (device_memory::set_limit, PARCOMP_GPU_MEMORY_LIMIT) refuses an
+// allocation past it before CUDA is asked, so it works without a GPU: the seam that makes a GPU
+// with little free memory in the GPU tests, and a fake lane's failure here.
+TEST(DeviceMemory, TheCapRefusesAnAllocationBeforeCudaIsAsked) {
+  const std::uint64_t was = parcomp::device_memory::limit();
+  parcomp::device_memory::set_limit(1 << 20);
+  EXPECT_THROW(parcomp::DeviceBytes((2 << 20) + 1), parcomp::DeviceMemoryError);
+  EXPECT_EQ(parcomp::device_memory::in_use(), 0u);  // a refused allocation holds nothing
+  parcomp::device_memory::set_limit(was);
+  EXPECT_EQ(parcomp::device_memory::parse_bytes("123"), 123u);
+  EXPECT_EQ(parcomp::device_memory::parse_bytes("64K"), 64u << 10);
+  EXPECT_EQ(parcomp::device_memory::parse_bytes("2g"), std::uint64_t{2} << 30);
+  for (const char* bad : {"", "G", "-1", "1.5G", "12Q", "1GB", "99999999999999999999"})
+    EXPECT_THROW(parcomp::device_memory::parse_bytes(bad), parcomp::ContractError) << bad;
+}
+
+// A GPU lane whose allocation fails mid-job (the cap above: the fake device) gives its batch back;
+// the CPU workers finish every block, and the writer gets each one once, in order.
+TEST(EngineJob, ALaneOutOfDeviceMemoryHandsItsBlocksToTheCpuWorkers) {
+  const std::uint64_t was = parcomp::device_memory::limit();
+  parcomp::device_memory::set_limit(1 << 20);
+  engine::Trace trace;
+  TracedJob job;
+  fill_traced_job(job, trace, 14);
+  job.cpu_beside_gpus = 0;
+  std::thread lane([&] {
+    auto items = job.claim(8, true);
+    job.gpu_took_work();
+    try {
+      const parcomp::DeviceBytes batch(4 << 20);
+      ADD_FAILURE() << "the cap let 4 MiB through";
+    } catch (const parcomp::DeviceMemoryError&) {
+      job.give_back(std::move(items));
+      job.gpu_left();
+    }
+  });
+  lane.join();
+  parcomp::device_memory::set_limit(was);
+  job.workers_running = 1;  // the CPU worker below (the writer waits for it)
+  job.cpu_joined();
+  std::thread cpu([&] { engine::detail::cpu_worker_loop(job, [](const TraceItem& i, parcomp::cpu::Workspace&) { return static_cast<int>(i.seq) * 3; }); });
+  for (std::uint64_t k = 0; k < 14; ++k) {
+    const std::optional<int> r = job.next_in_order();
+    ASSERT_TRUE(r.has_value()) << k;
+    EXPECT_EQ(*r, static_cast<int>(k) * 3);
+    job.mark_written(1);
+  }
+  cpu.join();
+  EXPECT_FALSE(job.work_left());
 }
 
 namespace {
@@ -493,10 +583,11 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
             o.gpu_from_bytes = o.gpu_decompress_from_bytes = o.bz2_gpu_from_bytes = 2000;
             o.input_bytes = declared;
             std::mutex m;
-            bool kept_on_cpu = false;
+            bool kept_on_cpu = false, later = false;
             o.on_note = [&](const std::string& s) {
               const std::lock_guard lock(m);
               if (s.find(said_cpu) != std::string::npos) kept_on_cpu = true;
+              if (s.find("on the GPUs once") != std::string::npos) later = true;  // unknown size: CUDA starts later, if at all
             };
             const bool may = engine::may_use_gpus(o, decompress_it, is_bz2);
             MemSource src(decompress_it ? (is_bz2 ? bz2 : pcmp) : in, seed);
@@ -505,7 +596,8 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
             else engine::compress(src, sink, o);
             EXPECT_TRUE(decompress_it ? sink.b == in : !sink.b.empty());
             const std::lock_guard lock(m);
-            EXPECT_EQ(may, use_gpus && !kept_on_cpu);
+            EXPECT_EQ(may, use_gpus && !kept_on_cpu && !later);
+            EXPECT_EQ(later, is_bz2 && use_gpus && threads < 0 && declared == 0);
           }
 }
 
