@@ -1,12 +1,12 @@
 # `cmake --build build --target bundle` puts the bench and test binaries, the GPU routine script,
 # and every non-system shared library they load into build/bundle/ (RPATH $ORIGIN): a folder that
 # runs on a GPU host with only the NVIDIA driver installed.
-set(PARCOMP_BUNDLE_TARGETS parcomp-bench parcomp)
+set(PARCOMP_BUNDLE_TARGETS parcomp-bench parcomp parcomp-gpu-hold)
 if(BUILD_TESTING)
   list(APPEND PARCOMP_BUNDLE_TARGETS parcomp-tests-cpu parcomp-tests-gpu)
 endif()
 install(TARGETS ${PARCOMP_BUNDLE_TARGETS} RUNTIME DESTINATION . COMPONENT bundle)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh ${PROJECT_SOURCE_DIR}/scripts/bz2-times.sh
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/gpu-check.sh ${PROJECT_SOURCE_DIR}/scripts/profile.sh ${PROJECT_SOURCE_DIR}/scripts/bz2-times.sh ${PROJECT_SOURCE_DIR}/scripts/load-test.sh
                  ${PROJECT_SOURCE_DIR}/scripts/bytes_per_char.py
                  ${PROJECT_SOURCE_DIR}/scripts/ncu_summary.py ${PROJECT_SOURCE_DIR}/scripts/run_experiments.py
                  ${PROJECT_SOURCE_DIR}/scripts/merge_results.py ${PROJECT_SOURCE_DIR}/scripts/shard_tests.py DESTINATION . COMPONENT bundle)
