@@ -506,7 +506,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       const std::size_t block = bz2::block_limit(o.level), k = 16;
       return GpuNeeds{(bwt::forward_segments_scratch_bytes(k * block, k) + 2 * k * block + k * bz2gpu::encode_stride(block) +
                        bz2gpu::encode_scratch_bytes(k)) / k,
-                      0};
+                      0, bz2gpu::encode_local_bytes()};
     };
     manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
                 static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o) : 0, [&] {

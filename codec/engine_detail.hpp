@@ -433,10 +433,11 @@ struct GpuPlan {
   std::size_t batch = 0;
   std::uint64_t bytes = 0;  // the device bytes that plan needs, about
 };
-// The device memory a job's lane needs: `per_block` bytes for each block of its batch, plus `fixed`
-// (manage_gpus asks for it once a device is ready: the kernels' sizes may ask CUDA).
+// The device memory a job's GPU needs: `per_block` bytes for each block of a lane's batch, `fixed`
+// for each lane, `per_device` once (the local memory its kernels' launches set aside). manage_gpus
+// asks for it once a device is ready: the kernels' sizes ask CUDA.
 struct GpuNeeds {
-  std::uint64_t per_block = 0, fixed = 0;
+  std::uint64_t per_block = 0, fixed = 0, per_device = 0;
 };
 // Device memory left unplanned: the CUDA context's own growth and other processes' small
 // allocations (cuBLAS handles, another job's start-up) need some.
@@ -447,13 +448,13 @@ inline constexpr std::size_t kMinPlannedBatch = 8;
 // fit; else fewer lanes (down to one) before smaller batches (down to kMinPlannedBatch).
 inline GpuPlan plan_gpu(std::uint64_t avail, unsigned lanes, std::size_t batch, const GpuNeeds& needs) {
   GpuPlan p;
-  const auto cost = [&](unsigned l, std::size_t b) { return l * (needs.fixed + b * needs.per_block); };
+  const auto cost = [&](unsigned l, std::size_t b) { return needs.per_device + l * (needs.fixed + b * needs.per_block); };
   for (unsigned l = std::max(1u, lanes); l >= 1; --l) {
     if (cost(l, batch) <= avail) return {l, batch, cost(l, batch)};
     if (l == 1) break;
   }
-  if (avail <= needs.fixed || needs.per_block == 0) return p;
-  const std::size_t b = std::min<std::size_t>(batch, (avail - needs.fixed) / needs.per_block);
+  if (avail <= needs.per_device + needs.fixed || needs.per_block == 0) return p;
+  const std::size_t b = std::min<std::size_t>(batch, (avail - needs.per_device - needs.fixed) / needs.per_block);
   if (b < std::min(kMinPlannedBatch, batch)) return p;
   return {1, b, cost(1, b)};
 }
@@ -510,6 +511,13 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     std::string left_why;            // a lane's DeviceMemoryError (under job.m)
     Clock::time_point retry_at{};
     bool told_busy = false, told_small = false, left = false;
+    // After a lane ran out of memory: the share of the free memory the next plans take (halved at
+    // each failure, whole again once twice the free memory of that failure is there) and the wait
+    // before a rejoin (doubled at each failure, up to 8 s), so that a GPU short of memory never
+    // takes the blocks from the CPU workers again and again.
+    double share = 1.0;
+    std::uint64_t free_at_failure = 0;
+    std::chrono::milliseconds backoff{500};
     std::size_t room = 0;            // its share of the reader's room
   };
   std::vector<Device> devs;  // the devices asked for that exist
@@ -615,7 +623,8 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     std::size_t free_b = 0, total_b = 0;
     PARCOMP_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (!needs) needs = needs_of();  // the kernels' sizes ask CUDA (the sorts' scratch): with a device set
-    std::uint64_t avail = free_b > kDeviceHeadroom ? free_b - kDeviceHeadroom : 0;
+    if (dv.share < 1.0 && free_b >= 2 * dv.free_at_failure) dv.share = 1.0;
+    std::uint64_t avail = free_b > kDeviceHeadroom ? static_cast<std::uint64_t>(static_cast<double>(free_b - kDeviceHeadroom) * dv.share) : 0;
     if (const std::uint64_t cap = device_memory::limit(); cap != 0) {
       const std::uint64_t held = device_memory::in_use(dv.id);
       avail = std::min<std::uint64_t>(avail, cap > held ? cap - held : 0);
@@ -630,7 +639,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       if (!dv.told_small) note(o, msg + "; the CPU workers take the blocks until it has room");
       dv.told_small = true;
       dv.slot.reset();  // another job may fit
-      dv.retry_at = Clock::now() + std::chrono::milliseconds(500);
+      dv.retry_at = Clock::now() + dv.backoff;
       return;
     }
     dv.told_small = dv.left = false;
@@ -693,7 +702,12 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
               job.gpu_left();
               dv.left = true;
               dv.state = Device::waiting;
-              dv.retry_at = Clock::now() + std::chrono::milliseconds(500);
+              dv.share /= 2;
+              std::size_t free_b = 0, total_b = 0;
+              if (cudaSetDevice(dv.id) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) dv.free_at_failure = free_b;
+              (void)cudaGetLastError();
+              dv.retry_at = Clock::now() + dv.backoff;
+              dv.backoff = std::min(dv.backoff * 2, std::chrono::milliseconds(8000));
             } else {
               dv.state = Device::finished;
             }

@@ -5,6 +5,7 @@
 #include "codec/common/bz2_encode.hpp"
 #include "codec/common/errors.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace parcomp::bz2gpu {
@@ -259,6 +260,21 @@ void encode_batch(const std::uint8_t* last, const std::uint64_t* offsets, const 
   else if (threads == 256) encode_kernel<256><<<grid, 256, 0, stream>>>(a, count);
   else encode_kernel<512><<<grid, 512, 0, stream>>>(a, count);
   PARCOMP_CHECK_LAUNCH();
+}
+
+std::size_t encode_local_bytes() {
+  int device = 0;
+  PARCOMP_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  PARCOMP_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::size_t most = 0;
+  for (const void* k : {reinterpret_cast<const void*>(encode_kernel<128>), reinterpret_cast<const void*>(encode_kernel<256>),
+                        reinterpret_cast<const void*>(encode_kernel<512>)}) {
+    cudaFuncAttributes attr{};
+    PARCOMP_CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
+    most = std::max<std::size_t>(most, attr.localSizeBytes);
+  }
+  return most * static_cast<std::size_t>(prop.maxThreadsPerMultiProcessor) * static_cast<std::size_t>(prop.multiProcessorCount);
 }
 
 void encode_batch_host(const std::uint8_t* last, const std::uint64_t* offsets, const std::uint32_t* primary, const std::uint32_t* crc,

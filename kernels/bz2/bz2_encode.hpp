@@ -16,6 +16,10 @@ namespace parcomp::bz2gpu {
 std::size_t encode_scratch_bytes(std::size_t count);
 // Bytes per block in `out` for blocks of at most max_block bytes.
 std::size_t encode_stride(std::size_t max_block);
+// The local memory the driver sets aside on the current device for encode_batch's kernels at their
+// first launch (their local bytes per thread, for every thread the device can hold at once): device
+// memory that no allocation counts, and that a launch fails for when it is not free.
+std::size_t encode_local_bytes();
 
 // Block b is last[offsets[b] .. offsets[b + 1]) (at most 900000 bytes) with primary[b] and crc[b]
 // (the CRC of its input before the initial run-length stage); its bits go to out[b * stride ...)

@@ -478,6 +478,12 @@ TEST(EngineJob, AGpuPlansItsLanesAndBatchFromItsFreeMemory) {
   EXPECT_EQ(p.lanes, 1u);
   EXPECT_EQ(p.batch, 4u);
   EXPECT_EQ(plan_gpu(0, 3, 128, needs).lanes, 0u);
+  const engine::detail::GpuNeeds with_device{100, 50, 1000};  // and 1000 once for the device
+  p = plan_gpu(1000 + 50 + 40 * 100 + 99, 3, 128, with_device);
+  EXPECT_EQ(p.lanes, 1u);
+  EXPECT_EQ(p.batch, 40u);
+  EXPECT_EQ(p.bytes, 1000u + 50 + 40 * 100);
+  EXPECT_EQ(plan_gpu(1000 + 50 + 7 * 100, 3, 128, with_device).lanes, 0u);
 }
 
 // Items a GPU gives back (its memory ran out) go back to the queue in input order, before those not
