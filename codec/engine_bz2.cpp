@@ -60,10 +60,10 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
-// An input of unknown size: the GPUs join once a quarter of bz2_gpu_from_bytes is read. CUDA's
-// start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that ends
-// sooner never starts it.
-std::uint64_t pipe_join_bytes(const Options& o) { return std::max<std::uint64_t>(o.bz2_gpu_from_bytes / 4, 1); }
+// An input of unknown size: the GPUs join once a 32nd of bz2_gpu_from_bytes (4 MiB) is read.
+// CUDA's start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that
+// ends sooner never starts it.
+std::uint64_t pipe_join_bytes(const Options& o) { return std::max<std::uint64_t>(o.bz2_gpu_from_bytes / 32, 1); }
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs alone (gpu_first: CPU workers on every hardware thread if

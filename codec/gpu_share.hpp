@@ -12,7 +12,7 @@
 namespace parcomp::gpu_share {
 
 struct Policy {
-  unsigned slots = 1;              // jobs per GPU at once; 0: no lock (every job sizes from free memory)
+  unsigned slots = 2;              // jobs per GPU at once; 0: no lock (every job sizes from free memory)
   bool cpu_while_waiting = false;  // a job that was to run on the GPUs alone works on CPU workers while it waits
 };
 // The default, or PARCOMP_GPU_SLOTS (a count, 0 for none) and PARCOMP_GPU_WAIT ("queue" or "cpu").

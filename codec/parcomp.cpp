@@ -93,7 +93,7 @@ void usage(std::FILE* to) {
                "                      write the .bz2 blocks, with -d they decode them. By default .bz2 files of\n"
                "                      128 MiB and more go to the GPUs (to the CPU workers if none starts),\n"
                "                      smaller ones to the CPU workers, standard input to the CPU workers and,\n"
-               "                      once 32 MiB are read, to the GPUs; parcomp files of 32 MiB and more\n"
+               "                      once 4 MiB are read, to the GPUs;  parcomp files of 32 MiB and more\n"
                "                      (64 MiB compressed) and standard input to both, smaller ones to the CPU\n"
                "                      workers. A GPU short of memory (another job holds it) leaves its blocks\n"
                "                      to the CPU workers, and rejoins when memory frees up; with --gpu that is\n"

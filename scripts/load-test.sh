@@ -6,7 +6,7 @@
 # and, for decompression, the file's bytes back), wall_s of the whole batch, bytes_per_second (all
 # jobs' uncompressed bytes over that wall), the largest peak host RSS and device bytes of one job.
 #
-#   scripts/load-test.sh --program parcomp.bz2|parcomp.fast|lbzip2 --jobs N --input FILE
+#   scripts/load-test.sh --program parcomp.bz2|parcomp.bz2.gpu|parcomp.fast|lbzip2 --jobs N --input FILE
 #                        [--gpu-busy LEAVE] [--dir DIR] [--tag NAME]
 set -uo pipefail
 program= jobs= input= busy= dir=/dev/shm/parcomp-load tag=
@@ -24,9 +24,10 @@ done
 [ -n "$program" ] && [ -n "$jobs" ] && [ -f "$input" ] || { sed -n '2,11p' "$0" >&2; exit 1; }
 case "$program" in
   parcomp.bz2) zip=(parcomp -9 -c); unzip=(parcomp -dc); stats=1 ;;
+  parcomp.bz2.gpu) zip=(parcomp --gpu -9 -c); unzip=(parcomp --gpu -dc); stats=1 ;;
   parcomp.fast) zip=(parcomp --format parcomp -c); unzip=(parcomp -dc); stats=1 ;;
   lbzip2) zip=(lbzip2 -9 -c); unzip=(lbzip2 -dc); stats=0 ;;
-  *) echo "load-test.sh: --program is parcomp.bz2, parcomp.fast or lbzip2" >&2; exit 1 ;;
+  *) echo "load-test.sh: --program is parcomp.bz2, parcomp.bz2.gpu, parcomp.fast or lbzip2" >&2; exit 1 ;;
 esac
 mkdir -p "$dir"
 for ((k = 0; k < jobs; k++)); do  # the inputs, made once and kept for the next runs
