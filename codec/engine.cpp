@@ -100,7 +100,7 @@ Options pcmp_workers(const Options& o, bool decompress) {
 }  // namespace
 
 bool may_use_gpus(const Options& o, bool decompress, bool bz2) {
-  return bz2 ? detail::bz2_may_use_gpus(o) : pcmp_may_use_gpus(o, decompress);
+  return bz2 ? detail::bz2_may_use_gpus(o, decompress) : pcmp_may_use_gpus(o, decompress);
 }
 
 Stats compress(Source& in, Sink& out, const Options& options) {

@@ -153,14 +153,14 @@ struct Options {
   std::size_t bz2_gpu_host_piece = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of
-  // bz2_gpu_from_bytes or more (input_bytes: its size when known, 0 when not, as from a pipe) goes to
-  // the GPUs alone, and to CPU workers on every hardware thread if no GPU starts; a smaller or
-  // unknown one to the CPU workers. 128 MiB: measured on the H200 host (16 threads), where the GPUs
-  // compress the 208 MB Linux tarball faster than the CPU workers (0.53-0.66 s against 0.96-0.99)
-  // and decompress 5 copies of it (180 MB compressed) faster (1.03-1.14 s against 1.46-1.68), but
-  // not one copy (37 MB compressed: 0.50-0.62 s against 0.35-0.38).
+  // bz2_gpu_from_bytes or more (bz2_gpu_decompress_from_bytes in decompression; input_bytes: its
+  // size when known, 0 when not, as from a pipe) goes to the GPUs alone, and to CPU workers on every
+  // hardware thread if no GPU starts; a smaller one to the CPU workers; one of unknown size to the
+  // CPU workers and, once a 32nd of the threshold is read, to the GPUs. The measurements behind
+  // both thresholds are in docs/field.md.
   std::uint64_t input_bytes = 0;
   std::uint64_t bz2_gpu_from_bytes = std::uint64_t{128} << 20;
+  std::uint64_t bz2_gpu_decompress_from_bytes = std::uint64_t{64} << 20;
   // The parcomp format without --gpu: an input of known size below gpu_from_bytes (compression)
   // or gpu_decompress_from_bytes (decompression, the compressed size) goes to the CPU workers
   // alone and CUDA is not started; larger or unknown ones to the CPU workers and the GPUs. On the

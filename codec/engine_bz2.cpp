@@ -60,34 +60,36 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
-// An input of unknown size: the GPUs join once a 32nd of bz2_gpu_from_bytes (4 MiB) is read.
+// An input of unknown size: the GPUs join once a 32nd of the threshold (4 MiB, 2 MiB compressed) is read.
 // CUDA's start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that
 // ends sooner never starts it.
-std::uint64_t pipe_join_bytes(const Options& o) { return std::max<std::uint64_t>(o.bz2_gpu_from_bytes / 32, 1); }
+std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::max<std::uint64_t>(bz2_gpu_threshold(o, decompress) / 32, 1); }
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs alone (gpu_first: CPU workers on every hardware thread if
 // none starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
 // until bz2_gpu_from_bytes of it are read, then on the GPUs (gpu_later); --cpu's CPU workers.
-Options bz2_workers(const Options& options, const char* what, bool& gpu_first, bool& gpu_later) {
+Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bool& gpu_later) {
+  const char* what = decompress ? ".bz2 decompression" : ".bz2 compression";
+  const std::uint64_t from = bz2_gpu_threshold(options, decompress);
   gpu_first = gpu_later = false;
   if (options.use_gpus && options.require_gpu) return options;
   Options o = options;
   if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes == 0) {
     gpu_later = true;
     note(o, std::string(what) + " of an input of unknown size: on the CPU workers, and on the GPUs once " +
-                std::to_string(pipe_join_bytes(options)) + " bytes are read");
+                std::to_string(pipe_join_bytes(options, decompress)) + " bytes are read");
     return o;
   }
-  if (bz2_may_use_gpus(options)) {  // by its size (--gpu returned above)
+  if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
-                std::to_string(options.bz2_gpu_from_bytes) + " or more (--cpu keeps it on the CPU workers)");
+                std::to_string(from) + " or more (--cpu keeps it on the CPU workers)");
     return o;
   }
   if (options.use_gpus) o.require_gpu = false;
-  return cpu_only(o, what, "by default below " + std::to_string(options.bz2_gpu_from_bytes) + " bytes of input (--gpu: the GPUs)");
+  return cpu_only(o, what, "by default below " + std::to_string(from) + " bytes of input (--gpu: the GPUs)");
 }
 
 // A block of the input: a view into the read chunk that holds it (not copied out).
@@ -379,7 +381,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   const auto t0 = Clock::now();
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
   bool gpu_first = false, gpu_later = false;
-  Options o = with_bz2_batches(bz2_workers(options, ".bz2 compression", gpu_first, gpu_later), kBz2GpuCompressBatch);
+  Options o = with_bz2_batches(bz2_workers(options, false, gpu_first, gpu_later), kBz2GpuCompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   // Reads of 32 MiB (the first of 2 MiB, so that the first blocks start after a few ms: a small
@@ -509,7 +511,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
                       0, bz2gpu::encode_local_bytes()};
     };
     manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
-                static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o) : 0, [&] {
+                static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0, [&] {
                   const std::lock_guard lock(stats_m);
                   return bytes_in;
                 });
@@ -705,7 +707,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::decompress_bz2");
   const auto t0 = Clock::now();
   bool gpu_first = false, gpu_later = false;
-  Options o = with_bz2_batches(bz2_workers(options, ".bz2 decompression", gpu_first, gpu_later), kBz2GpuDecompressBatch);
+  Options o = with_bz2_batches(bz2_workers(options, true, gpu_first, gpu_later), kBz2GpuDecompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   Job<Candidate, Decoded> job;
@@ -942,7 +944,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       return GpuNeeds{2 * (bz2gpu::decode_scratch_bytes(k, static_cast<std::uint32_t>(limit)) + k * limit + k * limit / 2) / k, 0};
     };
     manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
-                1, false, kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o) : 0, [&] {
+                1, false, kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
                   const std::lock_guard lock(job.m);
                   return bytes_in;
                 });

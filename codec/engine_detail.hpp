@@ -422,8 +422,11 @@ inline Options cpu_only(const Options& o, const char* what, const std::string& w
 
 // .bz2's workers (engine_bz2.cpp's bz2_workers): --gpu's GPUs, or by default an input of known
 // size from bz2_gpu_from_bytes on; a smaller or unknown one, or --threads, the CPU workers.
-inline bool bz2_may_use_gpus(const Options& o) {
-  return o.use_gpus && (o.require_gpu || (o.cpu_threads < 0 && o.input_bytes > 0 && o.input_bytes >= o.bz2_gpu_from_bytes));
+inline std::uint64_t bz2_gpu_threshold(const Options& o, bool decompress) {
+  return decompress ? o.bz2_gpu_decompress_from_bytes : o.bz2_gpu_from_bytes;
+}
+inline bool bz2_may_use_gpus(const Options& o, bool decompress) {
+  return o.use_gpus && (o.require_gpu || (o.cpu_threads < 0 && o.input_bytes > 0 && o.input_bytes >= bz2_gpu_threshold(o, decompress)));
 }
 
 // What one GPU takes on for a job, sized from the device memory free when it joins (plan_gpu):

@@ -829,7 +829,7 @@ TEST(Bz2Engine, LargeInputsGoToTheGpusOrElseToEveryCore) {
       }
       engine::Options d = o;
       d.input_bytes = known ? ours.size() : 0;
-      d.bz2_gpu_from_bytes = large ? ours.size() : ours.size() + 1;
+      d.bz2_gpu_decompress_from_bytes = large ? ours.size() : ours.size() + 1;
       engine::Stats sd;
       EXPECT_EQ(engine_decompress(ours, d, seed + 1, &sd), in);
       if (!sd.gpus.empty()) {

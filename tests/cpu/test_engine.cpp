@@ -586,7 +586,7 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
             o.block_bytes = 8192;
             o.use_gpus = use_gpus;
             o.cpu_threads = threads;
-            o.gpu_from_bytes = o.gpu_decompress_from_bytes = o.bz2_gpu_from_bytes = 2000;
+            o.gpu_from_bytes = o.gpu_decompress_from_bytes = o.bz2_gpu_from_bytes = o.bz2_gpu_decompress_from_bytes = 2000;
             o.input_bytes = declared;
             std::mutex m;
             bool kept_on_cpu = false, later = false;

@@ -171,12 +171,12 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   EXPECT_EQ(st.cpu_workers, 0u);
   engine::Options d = o;
   d.input_bytes = got.size();
-  d.bz2_gpu_from_bytes = got.size();
+  d.bz2_gpu_decompress_from_bytes = got.size();
   engine::Stats sd;
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_FALSE(sd.gpus.empty());
   EXPECT_EQ(sd.gpu_blocks, sd.blocks);
-  d.bz2_gpu_from_bytes = got.size() + 1;
+  d.bz2_gpu_decompress_from_bytes = got.size() + 1;
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_TRUE(sd.gpus.empty());
   EXPECT_EQ(sd.gpu_blocks, 0u);

@@ -78,7 +78,7 @@ std::vector<std::pair<std::string, engine::Options>> jobs(std::size_t in_bytes) 
   bz2.format = engine::Format::bz2;
   bz2.level = 1;
   bz2.input_bytes = in_bytes;
-  bz2.bz2_gpu_from_bytes = 1;  // the GPUs alone, CPU workers if they cannot
+  bz2.bz2_gpu_from_bytes = bz2.bz2_gpu_decompress_from_bytes = 1;  // the GPUs alone, CPU workers if they cannot
   bz2.bz2_gpu_batch_blocks = 4;
   engine::Options pcmp;
   pcmp.block_bytes = 1 << 16;
