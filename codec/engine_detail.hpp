@@ -637,7 +637,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       const std::size_t least = std::min(kMinPlannedBatch, batch);
       const std::string msg = "GPU " + std::to_string(dv.id) + ": " + std::to_string(avail >> 20) + " MiB of device memory to use (" +
                               std::to_string(free_b >> 20) + " MiB free), a batch of " + std::to_string(least) + " blocks needs " +
-                              std::to_string((needs->fixed + least * needs->per_block) >> 20) + " MiB";
+                              std::to_string((needs->per_device + needs->fixed + least * needs->per_block) >> 20) + " MiB";
       if (o.require_gpu) throw DeviceMemoryError(cudaErrorMemoryAllocation, "--gpu: " + msg);
       if (!dv.told_small) note(o, msg + "; the CPU workers take the blocks until it has room");
       dv.told_small = true;

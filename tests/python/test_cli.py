@@ -91,6 +91,25 @@ def test_stdin_to_stdout_and_dash(sample):
         assert run(*fmt, "-c", sample).stdout == packed, "the same bytes from a file and from a pipe"
 
 
+def test_stdin_that_is_a_file_and_a_cap_on_device_memory(sample):
+    """`parcomp < file` (standard input a regular file, read as a named one) writes the bytes of
+    `parcomp file`, and so does a run with --gpu-memory (the GPU, where there is one, shares; a cap
+    too small for a batch leaves the blocks to the CPU workers). A size that is not one is a usage
+    error."""
+    want = run("-c", sample).stdout
+    with open(sample, "rb") as f:
+        assert run("-c", stdin=f).stdout == want
+    with open(sample, "rb") as f:
+        f.seek(1000)  # from where the file stands, as any reader of standard input
+        assert run("-dc", input_bytes=run("-c", stdin=f).stdout).stdout == sample.read_bytes()[1000:]
+    for cap in ("1M", "64K", "2G"):
+        r = run("-c", "--gpu-memory", cap, sample)
+        assert r.returncode == 0 and r.stdout == want, r.stderr
+    for bad in ("0", "12Q", "-1", "G"):
+        r = run("-c", "--gpu-memory", bad, sample)
+        assert r.returncode == 1 and b"--gpu-memory" in r.stderr, (bad, r.stderr)
+
+
 def test_rm_removes_the_input_only_after_success(sample, tmp_path):
     r = pc("--rm", sample)
     assert r.returncode == 0 and not sample.exists() and (tmp_path / "sample.txt.pcmp").exists()
