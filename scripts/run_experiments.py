@@ -24,7 +24,7 @@ dataset, a program, nvCOMP) stay in the merged file as skipped rows with their r
 lines count them by what they lacked with the command that brings it (also in
 context.parcomp_skipped), and the exit status is 0.
 
-A run longer than one sitting (a machine lent for a few minutes at a time) goes in parts: with --parts
+A run longer than one job may last (a batch system's time limit per job) goes in parts: with --parts
 DIR each experiment's file is kept as DIR/<experiment>.json (its seconds beside it), and an
 experiment whose file is there from an earlier call is not run again; with --deadline SECONDS no
 experiment starts once that many seconds have passed, nor one that the estimate says would not end
