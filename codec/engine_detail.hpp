@@ -668,6 +668,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
           }
           if (ids.empty() && why_none.empty()) why_none = "none of the devices asked for";
         }
+        if (ids.empty() && o.require_gpu) throw ContractError("--gpu: " + (why_none.empty() ? std::string("no CUDA device") : why_none));
         devs = std::vector<Device>(ids.size());
         for (std::size_t k = 0; k < ids.size(); ++k) devs[k].id = ids[k];
         batch = gpu_batch_per_device(o, std::max<std::size_t>(ids.size(), 1));
@@ -719,7 +720,9 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
         if (dv.state == Device::running) any_running = true;
         if (dv.state != Device::finished) all_finished = false;
       }
-      if (!any_running && !job.work_left()) break;  // the GPUs not yet ready are not waited for
+      // The GPUs not yet ready are not waited for, except by --gpu until they are counted: a device
+      // it names that is not there is an error even when the CPU workers took every block.
+      if (!any_running && !job.work_left() && (counted || !o.require_gpu)) break;
       if (all_finished && !any_running && o.require_gpu) {
         const std::string why = why_none.empty() ? "no CUDA device could make a context" : why_none;
         throw ContractError("--gpu: " + why);
