@@ -8,6 +8,13 @@
 //   parcomp.bz2.lbzip2-made.decompress     reading the .bz2 lbzip2 -9 wrote
 //   lbzip2, bzip2 (-9), zstd.l3 / zstd.l19 (-T0), pigz (or gzip): the CPU programs a user would pick
 //   copy.cat (cat in > out) and copy.write (writing that many bytes): the host's own ceiling
+//   <program>.<mode>.stdin                 parcomp.bz2, parcomp.bz2.lbzip2-made, parcomp.fast and
+//                                          lbzip2 reading a pipe (cat in | program -c > out), whose
+//                                          size they cannot know, beside the same rows by name
+// tool.load/<program>/jobs=<N>[.gpu-busy]/<dataset> (ours): N processes of parcomp.bz2, parcomp.fast
+// or lbzip2 at once (1, 4, 16; and 16 beside a GPU another process holds but 2 GiB of), each on a
+// different file, compress then decompress; counters jobs, jobs_ok, bytes_per_second (both batches),
+// compress_/decompress_bytes_per_second, peak_host_rss_bytes and peak_device_bytes of one process.
 // Datasets: the Linux tarball, the tarball 25 times (linux-2.6.11.1.tar.x25, 5.2 GB, made on the
 // fly in the work folder and checked by sha256), and small files (Calgary book1, Silesia xml and
 // dickens). Every output is checked: a compressor's by decompressing it, a decompressor's against
@@ -47,6 +54,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace parcomp::bench {
@@ -131,15 +139,18 @@ struct Run {
   int status = -1;
 };
 
-// One process: argv with its standard input and output redirected to files ("" leaves them).
-Run run_process(const std::vector<std::string>& argv, const std::string& stdin_path, const std::string& stdout_path) {
+// Starts argv with its standard input and output redirected: to a file ("" leaves it), or to the
+// descriptor given (in_fd / out_fd, e.g. a pipe's end; the caller closes its own copy).
+pid_t spawn(const std::vector<std::string>& argv, const std::string& stdin_path, const std::string& stdout_path, int in_fd = -1,
+            int out_fd = -1) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    if (in_fd >= 0 && ::dup2(in_fd, 0) < 0) ::_exit(126);
+    if (out_fd >= 0 && ::dup2(out_fd, 1) < 0) ::_exit(126);
     if (!stdin_path.empty()) {
       const int fd = ::open(stdin_path.c_str(), O_RDONLY);
       if (fd < 0 || ::dup2(fd, 0) < 0) ::_exit(126);
@@ -154,6 +165,11 @@ Run run_process(const std::vector<std::string>& argv, const std::string& stdin_p
     ::execv(args[0], args.data());
     ::_exit(127);
   }
+  return pid;
+}
+
+// Waits for a process started at t0: its wall time to now, peak RSS and exit status.
+Run wait_process(pid_t pid, std::chrono::steady_clock::time_point t0) {
   int status = 0;
   struct rusage ru {};
   if (::wait4(pid, &status, 0, &ru) < 0) throw std::runtime_error("wait4 failed");
@@ -161,6 +177,31 @@ Run run_process(const std::vector<std::string>& argv, const std::string& stdin_p
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.max_rss_kib = ru.ru_maxrss;
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// One process: argv with its standard input and output redirected to files ("" leaves them).
+Run run_process(const std::vector<std::string>& argv, const std::string& stdin_path, const std::string& stdout_path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  return wait_process(spawn(argv, stdin_path, stdout_path), t0);
+}
+
+// `cat in | argv > out`: the program reads a pipe, as from `tar cf - dir | ...` or `curl ... | ...`,
+// where it cannot know the input's size. The time is to the exit of both; the status the first
+// non-zero of the program's and cat's; the RSS the program's.
+Run run_piped(const std::vector<std::string>& argv, const std::string& in_path, const std::string& out_path) {
+  static const std::string cat = find_program("cat");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t feeder = spawn({cat}, in_path, "", -1, fds[1]);
+  const pid_t program = spawn(argv, "", out_path, fds[0], -1);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  Run r = wait_process(program, t0);
+  const Run c = wait_process(feeder, t0);
+  r.seconds = std::max(r.seconds, c.seconds);
+  if (r.status == 0) r.status = c.status;
   return r;
 }
 
@@ -313,7 +354,18 @@ struct Program {
   std::string packer;
   std::vector<std::string> packer_args;
   bool needs_gpu = false;  // skipped without a CUDA device (parcomp --gpu)
+  bool piped = false;      // the input through a pipe (run_piped): standard input to standard output
 };
+
+// The same program reading a pipe: `cat in | program -c > out` (to_stdout and the same bytes).
+Program through_pipe(Program p, std::vector<std::string> compress, std::vector<std::string> decompress) {
+  p.variant += ".stdin";
+  if (p.packer.empty() || !compress.empty()) p.compress = std::move(compress);
+  p.decompress = std::move(decompress);
+  p.to_stdout = true;
+  p.piped = true;
+  return p;
+}
 
 std::vector<std::string> expand(const Program& p, const std::string& exe, const std::vector<std::string>& args, const fs::path& in,
                                 const fs::path& out, const fs::path& stats) {
@@ -342,11 +394,13 @@ void tool_run(benchmark::State& state, Program p, bool decompress, std::string l
   auto compress_to = [&](const fs::path& out) {
     fs::remove(out);
     if (!packer.empty()) return run_process(expand(p, packer, p.packer_args, in.path, out, stats), in.path.string(), out.string());
+    if (p.piped) return run_piped(expand(p, exe, p.compress, in.path, out, stats), in.path.string(), out.string());
     return run_process(expand(p, exe, p.compress, in.path, out, stats), p.to_stdout ? in.path.string() : "",
                        p.to_stdout ? out.string() : "");
   };
   auto decompress_to = [&](const fs::path& out) {
     fs::remove(out);
+    if (p.piped) return run_piped(expand(p, exe, p.decompress, packed, out, stats), packed.string(), out.string());
     return run_process(expand(p, exe, p.decompress, packed, out, stats), p.to_stdout ? packed.string() : "",
                        p.to_stdout ? out.string() : "");
   };
@@ -396,6 +450,147 @@ void tool_run(benchmark::State& state, Program p, bool decompress, std::string l
   }
 }
 
+// tool.load's inputs: `jobs` different files, each the dataset twice and a line that tags it
+// (different bytes, so that no job's output can stand for another's), made once per process.
+std::vector<fs::path> load_inputs(const Input& in, const std::string& label, unsigned jobs) {
+  static std::map<std::string, unsigned> made;  // label: how many are written
+  const fs::path dir = work_dir() / "load";
+  fs::create_directories(dir);
+  std::vector<fs::path> v;
+  std::vector<char> whole;
+  for (unsigned k = 0; k < jobs; ++k) {
+    v.push_back(dir / fmt::format("{}.{}", label, k));
+    if (k < made[label]) continue;
+    if (whole.empty()) {
+      std::ifstream f(in.path, std::ios::binary);
+      whole.assign(std::istreambuf_iterator<char>(f), {});
+      if (whole.size() != in.bytes) throw std::runtime_error(in.path.string() + " could not be read whole");
+    }
+    std::ofstream out(v.back(), std::ios::binary | std::ios::trunc);
+    out.write(whole.data(), static_cast<std::streamsize>(whole.size()));
+    out.write(whole.data(), static_cast<std::streamsize>(whole.size()));
+    out << fmt::format("parcomp load test, file {}\n", k);
+    if (!out.flush()) throw std::runtime_error(v.back().string() + " could not be written");
+    made[label] = k + 1;
+  }
+  if (jobs > 0)
+    record_tool_input("load/" + label, {{"dataset", in.path.filename().string()}, {"sha256", in.sha256}, {"files", made[label]},
+                                         {"bytes_each", 2 * in.bytes + fmt::format("parcomp load test, file {}\n", 0).size()},
+                                         {"made", "the dataset twice, then the line \"parcomp load test, file K\\n\""}});
+  return v;
+}
+
+// Another process's job on the GPU: parcomp-gpu-hold holding all of device 0's memory but `leave`,
+// until it is killed (the destructor).
+class GpuHold {
+ public:
+  explicit GpuHold(const std::string& leave) {
+    const std::string exe = find_program("parcomp-gpu-hold");
+    if (exe.empty()) throw std::runtime_error("parcomp-gpu-hold not found (it is built with parcomp-bench)");
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+    pid_ = spawn({exe, "--leave", leave}, "", "", -1, fds[1]);
+    ::close(fds[1]);
+    char c = 0;
+    while (::read(fds[0], &c, 1) == 1 && c != '\n') said_ += c;  // "held H bytes, F free", or EOF at its exit
+    ::close(fds[0]);
+    if (said_.rfind("held ", 0) != 0) {
+      stop();
+      throw std::runtime_error("parcomp-gpu-hold --leave " + leave + " did not hold the GPU");
+    }
+  }
+  GpuHold(const GpuHold&) = delete;
+  GpuHold& operator=(const GpuHold&) = delete;
+  ~GpuHold() { stop(); }
+  const std::string& said() const { return said_; }
+
+ private:
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  pid_t pid_ = -1;
+  std::string said_;
+};
+
+// tool.load (ours): `jobs` processes of one program at once, each on a different file (load_inputs):
+// all compress, then all decompress, every output compared with its input. The row's time is the
+// two batches' wall times; bytes_per_second all jobs' uncompressed bytes, both ways, over it.
+// gpu_busy: beside parcomp-gpu-hold, which leaves the GPU 2 GiB free.
+void load_run(benchmark::State& state, Program p, unsigned jobs, bool gpu_busy, std::string label, std::string source) {
+  if (gpu_busy && !require_gpu(state)) return;
+  const Input& in = input_for(label, source);
+  if (!in.unavailable.empty()) return state.SkipWithError(("skipped: " + in.unavailable).c_str());
+  const std::string exe = find_program(p.executable);
+  if (exe.empty()) return state.SkipWithError(("skipped: " + p.executable + " not found").c_str());
+  std::vector<fs::path> inputs;
+  std::optional<GpuHold> hold;
+  try {
+    inputs = load_inputs(in, label, jobs);
+    if (gpu_busy) hold.emplace("2G");
+  } catch (const std::exception& e) {
+    return state.SkipWithError(fmt::format("FAILED: {}", e.what()).c_str());
+  }
+  const fs::path dir = work_dir() / "load";
+  auto packed = [&](unsigned k) { return fs::path(inputs[k].string() + "." + p.variant + p.suffix); };
+  auto back = [&](unsigned k) { return fs::path(inputs[k].string() + "." + p.variant + ".back"); };
+  auto stats = [&](unsigned k) { return dir / fmt::format("{}.{}.stats.json", p.variant, k); };
+  // One batch: every job started at once, the wall time to the last exit.
+  auto batch = [&](bool decompress, std::vector<Run>& runs) {
+    std::vector<pid_t> pids;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (unsigned k = 0; k < jobs; ++k) {
+      const fs::path from = decompress ? packed(k) : inputs[k], to = decompress ? back(k) : packed(k);
+      fs::remove(to);
+      const auto argv = expand(p, exe, decompress ? p.decompress : p.compress, from, to, stats(k));
+      pids.push_back(spawn(argv, p.to_stdout ? from.string() : "", p.to_stdout ? to.string() : ""));
+    }
+    runs.clear();
+    for (const pid_t pid : pids) runs.push_back(wait_process(pid, t0));
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double compress_s = 0, decompress_s = 0, rss = 0, device = 0;
+  unsigned ok = 0;
+  std::string first_error;
+  for (auto _ : state) {
+    std::vector<Run> zr, dr;
+    compress_s = batch(false, zr);
+    decompress_s = batch(true, dr);
+    state.SetIterationTime(compress_s + decompress_s);
+    ok = 0;
+    for (unsigned k = 0; k < jobs; ++k) {
+      const bool good = zr[k].status == 0 && dr[k].status == 0 && same_bytes(back(k), inputs[k]);
+      ok += good ? 1 : 0;
+      if (!good && first_error.empty())
+        first_error = fmt::format("job {}: exit {} compressing, {} decompressing{}", k, zr[k].status, dr[k].status,
+                                  zr[k].status == 0 && dr[k].status == 0 ? ", and its output differs" : "");
+      rss = std::max({rss, zr[k].max_rss_kib * 1024.0, dr[k].max_rss_kib * 1024.0});
+      if (p.parcomp && fs::exists(stats(k))) {
+        std::ifstream f(stats(k));
+        const auto j = nlohmann::json::parse(f, nullptr, false);
+        if (!j.is_discarded()) device = std::max(device, j.value("peak_device_bytes", 0.0));
+      }
+      fs::remove(back(k));
+    }
+  }
+  for (unsigned k = 0; k < jobs; ++k) fs::remove(packed(k));
+  const std::uint64_t bytes = std::uint64_t{jobs} * fs::file_size(inputs.at(0));  // one batch's uncompressed bytes
+  const double total = static_cast<double>(bytes);
+  set_throughput_counters(state, 2 * bytes);  // both batches
+  state.counters["jobs"] = jobs;
+  state.counters["jobs_ok"] = ok;
+  state.counters["compress_bytes_per_second"] = compress_s > 0 ? total / compress_s : 0.0;
+  state.counters["decompress_bytes_per_second"] = decompress_s > 0 ? total / decompress_s : 0.0;
+  state.counters["compress_s"] = compress_s;
+  state.counters["decompress_s"] = decompress_s;
+  state.counters["peak_host_rss_bytes"] = rss;
+  state.counters["peak_device_bytes"] = device;
+  if (ok != jobs) state.SkipWithError(fmt::format("FAILED: {} of {} jobs ok ({})", ok, jobs, first_error).c_str());
+}
+
 // copy.cat: cat in > out; copy.write: this process writes that many bytes to a file.
 void copy_run(benchmark::State& state, bool cat, std::string label, std::string source) {
   const Input& in = input_for(label, source);
@@ -424,6 +619,12 @@ void copy_run(benchmark::State& state, bool cat, std::string label, std::string 
   }
   fs::remove(out);
   set_throughput_counters(state, in.bytes);
+}
+
+const Program& program_named(const std::vector<Program>& programs, const std::string& variant) {
+  for (const auto& p : programs)
+    if (p.variant == variant) return p;
+  throw std::logic_error("register_tool: no program " + variant);
 }
 
 }  // namespace
@@ -467,7 +668,39 @@ void register_tool() {
           ->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     }
   }
-  // bz2.compress / bz2.decompress (#14): the .bz2 programs, wall time. Compression: parcomp -9 on
+  // tool.e2e/<program>.<mode>.stdin: the same programs reading a pipe (cat in | program -c > out).
+  const std::vector<Program> piped = {
+      through_pipe(program_named(programs, "parcomp.bz2"), {"-9", "-q", "-c", "--stats", "{stats}"}, {"-d", "-q", "-c", "--stats", "{stats}"}),
+      through_pipe(program_named(programs, "parcomp.bz2.lbzip2-made"), {}, {"-d", "-q", "-c", "--stats", "{stats}"}),
+      through_pipe(program_named(programs, "parcomp.fast"), {"--format", "parcomp", "-q", "-c", "--stats", "{stats}"},
+                   {"-d", "-q", "-c", "--stats", "{stats}"}),
+      through_pipe(program_named(programs, "lbzip2"), {"-9", "-n", ts, "-c"}, {"-d", "-n", ts, "-c"})};
+  for (const std::string label : {"linux-2.6.11.1.tar", kX25}) {
+    const std::uint64_t n = dataset_bytes(label, "linux-2.6.11.1.tar");
+    if (n == 0) continue;
+    for (const auto& p : piped)
+      for (const bool d : {false, true}) {
+        if (!d && !p.packer.empty()) continue;
+        const std::string mode = d ? "decompress" : "compress";
+        const std::string base = p.variant.substr(0, p.variant.size() - 6);  // less ".stdin"
+        const std::string name = fmt::format("tool.e2e/{}.{}.stdin/{}/n={}", base, mode, label, n);
+        benchmark::RegisterBenchmark(name.c_str(), tool_run, p, d, label, "linux-2.6.11.1.tar")
+            ->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      }
+  }
+  // tool.load/<program>/jobs=<N>/<dataset>: N processes at once; jobs=16.gpu-busy beside a GPU
+  // that another process holds but 2 GiB of.
+  for (const std::string variant : {"parcomp.bz2", "parcomp.fast", "lbzip2"}) {
+    const Program p = program_named(programs, variant);
+    const std::string label = "linux-2.6.11.1.tar";
+    if (dataset_bytes(label, label) == 0) break;
+    for (const auto& [jobs, busy] : {std::pair{1u, false}, {4u, false}, {16u, false}, {16u, true}}) {
+      const std::string name = fmt::format("tool.load/{}/jobs={}{}/{}", variant, jobs, busy ? ".gpu-busy" : "", label);
+      benchmark::RegisterBenchmark(name.c_str(), load_run, p, jobs, busy, label, label)
+          ->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    }
+  }
+  // bz2.compress / bz2.decompress: the .bz2 programs, wall time. Compression: parcomp -9 on
   // its CPU workers (the default), parcomp -9 --gpu (the GPUs sort and write the blocks), lbzip2 -9,
   // bzip2 -9, pbzip2 -9. Decompression of the files bzip2 -9 and lbzip2 -9 wrote: parcomp -d (CPU
   // workers), parcomp -d --gpu (the GPUs decode), lbzip2 -d, bzip2 -d, pbzip2 -d.
@@ -507,11 +740,7 @@ void register_tool() {
   }
   // codecs.landscape: the CPU programs on every host thread, wall time, beside the GPU codecs
   // (bench/codecs.cpp) on the landscape's datasets.
-  auto program = [&](const std::string& variant) {
-    for (const auto& p : programs)
-      if (p.variant == variant) return p;
-    throw std::logic_error("register_tool: no program " + variant);
-  };
+  auto program = [&](const std::string& variant) { return program_named(programs, variant); };
   const std::string gz = programs.back().variant;  // pigz, or gzip where pigz is missing
   const std::vector<std::pair<std::string, Program>> landscape = {
       {"bzip2.l9", program("bzip2")}, {"lbzip2.l9", program("lbzip2")}, {"zstd.l3", program("zstd.l3")}, {"zstd.l19", program("zstd.l19")},
