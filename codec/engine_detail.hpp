@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -45,6 +46,92 @@ inline std::size_t read_full(Source& in, std::uint8_t* buf, std::size_t n) {
   }
   return got;
 }
+
+// A source read on a thread of its own, up to `depth` pieces of `piece` bytes ahead of the caller
+// (ours): a pipe's reads, which bound the .bz2 decompression's reader, overlap its scans of the
+// bytes before. The destructor waits for the read in progress.
+class ReadAhead {
+ public:
+  ReadAhead(Source& in, std::size_t piece, std::size_t depth) : in_(in), piece_(piece), depth_(depth) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+  ~ReadAhead() {
+    {
+      const std::lock_guard lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // n bytes into buf, fewer only at the end of the input; rethrows the source's exception.
+  std::size_t read_full(std::uint8_t* buf, std::size_t n) {
+    std::size_t got = 0;
+    std::unique_lock lock(m_);
+    while (got < n) {
+      cv_.wait(lock, [&] { return !pieces_.empty() || done_; });
+      if (pieces_.empty()) {
+        if (error_) std::rethrow_exception(error_);
+        break;
+      }
+      Piece& f = pieces_.front();
+      const std::size_t k = std::min(n - got, f.bytes.size() - f.at);
+      std::memcpy(buf + got, f.bytes.data() + f.at, k);
+      got += k;
+      f.at += k;
+      if (f.at == f.bytes.size()) {
+        pieces_.pop_front();
+        cv_.notify_all();
+      }
+    }
+    return got;
+  }
+
+ private:
+  struct Piece {
+    Bytes bytes;
+    std::size_t at = 0;
+  };
+  void run() {
+    for (bool end = false; !end;) {
+      {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return stop_ || pieces_.size() < depth_; });
+        if (stop_) break;
+      }
+      Bytes b(piece_);
+      std::size_t got = 0;
+      std::exception_ptr error;
+      try {
+        while (got < piece_) {
+          const std::size_t r = in_.read(b.data() + got, piece_ - got);
+          if (r == 0) break;
+          got += r;
+        }
+      } catch (...) {
+        error = std::current_exception();  // after the bytes read before it
+      }
+      b.resize(got);
+      end = got < piece_;
+      const std::lock_guard lock(m_);
+      if (!b.empty()) pieces_.push_back({std::move(b), 0});
+      error_ = error;
+      cv_.notify_all();
+    }
+    const std::lock_guard lock(m_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  Source& in_;
+  const std::size_t piece_, depth_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Piece> pieces_;
+  bool stop_ = false, done_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
 
 // Large buffers handed back for reuse (ours): a fresh one of tens of MB takes its page faults
 // on every use, on the host threads that bound a run (the .bz2 reader's chunks, the .bz2 GPU

@@ -659,3 +659,51 @@ TEST(EngineSpares, KeepAtMostSomeLargeEnoughOnes) {
 }
 
 }  // namespace
+
+namespace {
+// A source that fails after `fail_at` bytes (an I/O error mid-pipe).
+class FailingSource : public engine::Source {
+ public:
+  FailingSource(const Bytes& b, std::uint64_t seed, std::size_t fail_at) : inner_(b, seed, 3000), fail_at_(fail_at) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    if (inner_.at() >= fail_at_) throw std::runtime_error("read failed");
+    return inner_.read(buf, std::min(max, fail_at_ - inner_.at()));
+  }
+
+ private:
+  MemSource inner_;
+  std::size_t fail_at_;
+};
+}  // namespace
+
+TEST(Engine, ReadAheadGivesTheSourcesBytesInOrderAndThenItsError) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{100003}}) {
+    Bytes in(size);
+    for (auto& c : in) c = static_cast<std::uint8_t>(rng());
+    MemSource src(in, seed, 5000);
+    engine::detail::ReadAhead ahead(src, 4096, 3);
+    Bytes out;
+    for (;;) {  // reads of odd sizes, across the pieces
+      Bytes buf(1 + rng() % 9000);
+      const std::size_t got = ahead.read_full(buf.data(), buf.size());
+      out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(got));
+      if (got < buf.size()) break;
+    }
+    EXPECT_EQ(out, in) << size;
+    Bytes more(10);
+    EXPECT_EQ(ahead.read_full(more.data(), more.size()), 0u) << "the end is the end";
+  }
+  // The source's error comes after every byte it gave, not instead of them.
+  Bytes in(50000, 'x');
+  FailingSource src(in, seed, 30000);
+  engine::detail::ReadAhead ahead(src, 4096, 2);
+  Bytes buf(30000);
+  EXPECT_EQ(ahead.read_full(buf.data(), buf.size()), 30000u);
+  EXPECT_THROW(ahead.read_full(buf.data(), 1), std::runtime_error);
+  // Destroyed while its thread waits for room: it stops.
+  MemSource big(in, seed);
+  { engine::detail::ReadAhead idle(big, 1024, 2); }
+}
