@@ -34,6 +34,8 @@ class Row:
     counters: dict = field(default_factory=dict)
     stddev_seconds: float | None = None
     repetitions: int = 1
+    min_seconds: float | None = None  # of the repetitions (None: one run, or none recorded)
+    max_seconds: float | None = None
     key: str = "n"           # what the last name part sweeps
     value: int = 0           # its value
 
@@ -68,8 +70,20 @@ def fmt_num(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+# tool.load/<program>/jobs=<N>[.gpu-busy]/<dataset>: the variant is the program (and ".gpu-busy"),
+# the swept key the number of jobs.
+LOAD_NAME_RE = re.compile(r"^(?P<experiment>tool\.load)/(?P<program>[^/]+)/(?P<key>jobs)=(?P<value>\d+)(?P<busy>\.gpu-busy)?"
+                          r"/(?P<dataset>[^/]+)(?:/iterations:\d+)?(?:/repeats:\d+)?(?:/(?P<timing>[a-z_]+?))?$")
+
+
 def parse_name(run_name: str) -> dict | None:
     m = NAME_RE.match(run_name)
+    if not m and (load := LOAD_NAME_RE.match(run_name)):
+        d = load.groupdict()
+        d["variant"] = d.pop("program") + (d.pop("busy") or "")
+        d["value"] = int(d["value"])
+        d["n"] = 0
+        return d
     if not m:
         return None
     d = m.groupdict()
@@ -114,6 +128,7 @@ def load(path: str | Path) -> Results:
             continue
         unit = TIME_UNIT_SECONDS[chosen.get("time_unit", "ns")]
         std = g["aggregates"].get("stddev")
+        times = [b["real_time"] * TIME_UNIT_SECONDS[b.get("time_unit", "ns")] for b in g["runs"]]
         counters = {k: v for k, v in chosen.items() if k not in {
             "name", "run_name", "run_type", "repetitions", "repetition_index", "threads", "iterations",
             "real_time", "cpu_time", "time_unit", "aggregate_name", "aggregate_unit", "family_index",
@@ -122,7 +137,9 @@ def load(path: str | Path) -> Results:
                         n=meta["n"], key=meta["key"], value=meta["value"], seconds=chosen["real_time"] * unit,
                         bytes_per_second=chosen.get("bytes_per_second", 0.0), counters=counters,
                         stddev_seconds=std["real_time"] * unit if std else None,
-                        repetitions=max(len(g["runs"]), 1)))
+                        repetitions=max(len(g["runs"]), 1),
+                        min_seconds=min(times) if len(times) > 1 else None,
+                        max_seconds=max(times) if len(times) > 1 else None))
     return Results(path=path, context=doc.get("context", {}), rows=rows, skipped=skipped)
 
 

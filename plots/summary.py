@@ -111,6 +111,38 @@ def e2e_table(res: common.Results, experiment: str = "tool.e2e") -> str:
     return "\n".join(lines)
 
 
+def load_table(res: common.Results, experiment: str = "tool.load") -> str:
+    """Many processes at once (tool.load): a row per program and number of jobs, with the jobs that
+    gave their input back, the batch's round trip (compress then decompress; median, min and max),
+    each direction's median, the aggregate rate, the ratio to lbzip2 at the same jobs, and the
+    largest peak host RSS and device bytes of one process."""
+    rows = res.select(experiment, key="jobs")
+    if not rows:
+        raise SystemExit(f"{res.path}: no results for {experiment}")
+    by = {(r.variant, r.value): r for r in rows}
+    programs = sorted({r.variant for r in rows}, key=lambda v: (v.endswith(".gpu-busy"), not v.startswith("parcomp"), v))
+    lines = ["| program | jobs | ok | round trip (s): median [min, max] | compress (s) | decompress (s) | GB/s, both ways | "
+             "vs lbzip2 | peak RSS (GB) | peak device (GB) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for v in programs:
+        for jobs in sorted({r.value for r in rows if r.variant == v}):
+            r = by[(v, jobs)]
+            c = r.counters
+            spread = f" [{r.min_seconds:.2f}, {r.max_seconds:.2f}]" if r.min_seconds is not None else ""
+            peer = by.get(("lbzip2" + (".gpu-busy" if v.endswith(".gpu-busy") else ""), jobs))
+            vs = f"{peer.seconds / r.seconds:.2f}x" if peer is not None and not v.startswith("lbzip2") else "-"
+            lines.append(f"| `{v}` | {jobs} | {int(c.get('jobs_ok', 0))}/{int(c.get('jobs', jobs))} | {r.seconds:.2f}{spread} | "
+                         f"{c.get('compress_s', 0):.2f} | {c.get('decompress_s', 0):.2f} | {r.bytes_per_second / 1e9:.3f} | {vs} | "
+                         f"{c.get('peak_host_rss_bytes', 0) / 1e9:.2f} | {c.get('peak_device_bytes', 0) / 1e9:.2f} |")
+    lines.append("")
+    threads = res.parcomp.get("host", {}).get("logical_cpus", "?")
+    reps = sorted({r.repetitions for r in rows})
+    lines.append(footer(res, f"Wall time of the whole batch, {' or '.join(map(str, reps))} runs per row, the rows' runs "
+                             f"interleaved; every job's output compared with its input; host with {threads} hardware "
+                             f"threads; `.gpu-busy`: beside a process holding all of the GPU's memory but 2 GiB. ")
+                 .replace(", one core;", ";"))
+    return "\n".join(lines)
+
+
 def by_n(rows: list[common.Row], dataset: str) -> int:
     return max(r.n for r in rows if r.dataset == dataset)
 

@@ -254,6 +254,8 @@ def build(root: Path = ROOT) -> str:
                     out.append(summary.table(res, eid, int(arg) if arg else None))
                 elif kind == "e2e":
                     out.append(summary.e2e_table(res, arg or eid))
+                elif kind == "load":
+                    out.append(summary.load_table(res, arg or eid))
                 elif kind == "sweep":
                     out.append(summary.sweep_table(res, arg or eid))
                 elif kind == "times":
