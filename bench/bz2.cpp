@@ -1,4 +1,4 @@
-// bz2.compress (ours, issue #14), device-resident: the GPU's stages of .bz2 compression over every
+// bz2.compress (ours), device-resident: the GPU's stages of .bz2 compression over every
 // block of the dataset at once, blocks cut as bzip2 -9 cuts them and after its initial run-length
 // stage (done on the host, untimed, as the engine does):
 //   gpu.sort.kernels   the sort alone (bwt::forward_segments);

@@ -1,4 +1,4 @@
-// .bz2 blocks decoded on a GPU, host side (ours; issue #14): uploads the input windows that hold a
+// .bz2 blocks decoded on a GPU, host side (ours): uploads the input windows that hold a
 // batch of blocks, runs the GPU's stages (kernels/bz2: symbols and inverse BWT), downloads each
 // block's bytes and ends every block on the host threads (bz2::finish_block: the inverse initial
 // run-length stage and the CRC). The streaming engine's GPU workers, the GPU tests and the
@@ -79,13 +79,8 @@ class GpuBlockDecoder {
   };
   std::unique_ptr<std::uint8_t[], HostFree> host_;
   std::size_t host_bytes_ = 0;
-  // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time
-  // (consecutive blocks): the batch's whole 230 MB (256 blocks of 900k) in two slots on each GPU
-  // held 460 MB of pinned memory per GPU. 25 copies of the tarball decompressed on two H200s (32
-  // threads, session 16, 3 runs each, two calls), wall and peak RSS: whole batches 2.98-3.17 s and
-  // 2.14-2.17 GB against pieces of 64 MiB 2.93-3.08 s and 1.98-1.99 GB (one GPU: 2.89-3.01 s and
-  // 1.91-1.95 GB against 2.74-2.90 s and 1.57-1.58 GB); in the next call 64 MiB 3.05-3.18 s and
-  // 1.98-2.01 GB against 32 MiB 3.02-3.05 s and 1.82-1.87 GB (one GPU: 1.55-1.62 against 1.42-1.53).
+  // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time,
+  // so that the pinned memory kept is a piece, not the batch's 230 MB (docs/tool.md, --gpu-host-piece).
   std::size_t host_piece_ = std::size_t{32} << 20;
   void ready_host(std::size_t bytes);
   // run()'s ready_host on a thread of its own, waited for by collect(): pinning a 256-block batch's

@@ -194,9 +194,9 @@ bool probe_over_budget(const std::uint8_t* t, std::size_t n, std::uint64_t budge
   return false;
 }
 
-// Threads up to which the probe runs (about 0.3 ms of one thread for 900 kB of prose, 2-core VM):
+// Threads up to which the probe runs (about 0.3 ms of one thread for 900 kB of prose, on a 2-core host):
 // above, the budget is large, few blocks are declined, and the probe would be a larger share of
-// the sort's shorter time. On the VM a 900 kB XML block was declined in 0.5 ms instead of 4.5-4.9
+// the sort's shorter time. On a 2-core host a 900 kB XML block was declined in 0.5 ms instead of 4.5-4.9
 // on two threads, 0.7-1.0 instead of 9.5-11 on four (oversubscribed); prose and book1 accepted
 // within the runs' noise.
 constexpr unsigned kProbeUpToThreads = 8;
@@ -882,7 +882,7 @@ void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());
   const std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b, threads);
   // On two or three threads the encoder's chunked MTF's extra passes ate its gain (Calgary book1
-  // on the 2-core VM: 48.2 against 47.2 ms, one block); the sort gains from two on.
+  // on a 2-core host: 48.2 against 47.2 ms, one block); the sort gains from two on.
   bz2::encode_block({last, rle.size()}, orig_ptr, bz2::block_crc(input), out, b.bz2_encode, threads >= 4 ? threads : 1);
 }
 

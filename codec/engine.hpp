@@ -163,13 +163,7 @@ struct Options {
   std::uint64_t bz2_gpu_decompress_from_bytes = std::uint64_t{64} << 20;
   // The parcomp format without --gpu: an input of known size below gpu_from_bytes (compression)
   // or gpu_decompress_from_bytes (decompression, the compressed size) goes to the CPU workers
-  // alone and CUDA is not started; larger or unknown ones to the CPU workers and the GPUs. On the
-  // H100 host (16 threads, 02f7614) CUDA's start-up beside the CPU workers slowed every small
-  // file (calgary book1, silesia xml and dickens compressed in 0.170, 0.164 and 0.219 s, against
-  // 0.078, 0.105 and 0.161 s with --cpu) and the tarball's decompression (36.6 MB compressed:
-  // 0.474 s, --cpu 0.385 s), while the GPUs sped up the tarball's compression (0.737 s, --cpu
-  // 1.129 s) and 25 copies' decompression (916 MB compressed). 32 MiB of input for compression
-  // lies between the 10 MB and 208 MB measured (the crossover itself was not measured).
+  // alone and CUDA is not started, whose start-up outweighs a small file's work (docs/tool.md).
   std::uint64_t gpu_from_bytes = std::uint64_t{32} << 20;
   std::uint64_t gpu_decompress_from_bytes = std::uint64_t{64} << 20;
   std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins (.bz2

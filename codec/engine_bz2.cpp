@@ -44,7 +44,7 @@ constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 256;
 // With three (kGpuBatchesInFlight) the reader waited for room at the cap nearly all the time, the
 // next batch was never there when a slot was free, and each batch's upload, kernels, download
 // and end ran one after the other: 25 copies of lbzip2's file in 3.05-3.15 s on an H100 host
-// (052a1da, blocks in flight at the cap of 784 from 0.4 s on; session 14's trace).
+// (052a1da, blocks in flight at the cap of 784 from 0.4 s on, by its trace).
 constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
 // flight per GPU: one in each lane, one readied in the slot, one being readied.
@@ -144,7 +144,7 @@ struct PreparedBatch {
 // The batches' run-length buffers (about 115 MB each at -9), back from the lanes once uploaded: a
 // fresh one per batch took its page faults every time, on the host threads that bound .bz2
 // compression (the preparer's run-length stage, 1.9-3.0 s busy on 25 copies on H100 hosts). One
-// spare is kept (host memory: #18's bound of 2 GB).
+// spare is kept (host memory: a bound of 2 GB).
 class RleBuffers {
  public:
   void take(PreparedBatch& b, std::size_t need) {
@@ -413,7 +413,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // beside CPU workers on every thread one (then cut_blocks cuts block after block, as before).
   // Until every CPU worker has a block, the workers wait for the reader: the reads and the cut take
   // every host thread then (a small file's: dickens' last ten blocks started 12 ms in, after a
-  // read of 8 MB on one thread, 5 ms, and their cut on one, 3 ms; H200 host, session 16's trace).
+  // read of 8 MB on one thread, 5 ms, and their cut on one, 3 ms; H200 host, by its trace).
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const unsigned cut_threads = hardware > cpu_workers ? hardware - cpu_workers : 1;
   const auto threads_now = [&](std::uint64_t handed_out) {
@@ -489,7 +489,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // A file of fewer blocks than CPU workers leaves threads idle: each block's encoder takes a share
   // of them (its sort is one thread's either way). Unknown sizes (pipes) and large files: one.
   // A small file's blocks share the idle workers: the sort gains from two threads on (book1's: 21
-  // ms on two against libdivsufsort's 29 on one, 2-core VM), the encoder from four
+  // ms on two against libdivsufsort's 29 on one, on a 2-core host), the encoder from four
   // (cpu::bz2_compress_block). About one block per `level` x 100 kB of input (the initial
   // run-length stage only makes blocks hold more).
   const unsigned block_threads = threads_per_block(o, cpu_workers, std::uint64_t{100000} * static_cast<std::uint64_t>(o.level));
@@ -732,7 +732,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     // small first reads start the first few blocks' workers after about 5 MiB of reading and
     // scanning instead of after 8 MiB of both; and a small file's window is not a large one's:
     // growing a window zeroes it (Bytes), and 3 MiB zeroed and faulted in for a 1 kB file took 4 ms
-    // of a 9 ms run, lbzip2 -d's whole run being 3.5 ms (the 2-core VM).
+    // of a 9 ms run, lbzip2 -d's whole run being 3.5 ms (a 2-core host).
     constexpr std::size_t kRead = std::size_t{8} << 20, kFirstRead = std::size_t{64} << 10;
     std::size_t read_size = kFirstRead;
     // An input of unknown size (a pipe) is read on a thread of its own, 16 MiB ahead of the scans.

@@ -463,7 +463,7 @@ inline std::size_t gpu_batches_in_flight(const Options& o) { return kGpuBatchesI
 // takes a G-th of them (kMinGpuBatch at least), so that the blocks in flight, and the host memory
 // that holds them, stay what one GPU holds. Each GPU adding a whole batch's room took 25 copies of
 // the Linux tarball to peak RSS of 3.22 GB (.bz2 compression) and 2.88 GB (.bz2 decompression) on
-// two H100s (32 host threads, 21f474f), against 1.91 and 1.51 GB with one: #18's bound is 2 GB.
+// two H100s (32 host threads, 21f474f), against 1.91 and 1.51 GB with one, under a 2 GB bound.
 inline constexpr std::size_t kMinGpuBatch = 16;
 inline std::size_t gpu_batch_per_device(const Options& o, std::size_t gpus) {
   gpus = std::max<std::size_t>(gpus, 1);

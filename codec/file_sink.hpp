@@ -48,7 +48,7 @@ class FileSink : public Sink {
   // Pieces of a window's population: several threads take them in turn, and each piece checks
   // whether the output ended, so that finish() does not wait for a window no byte will reach
   // (tmpfs allocates one file's pages one at a time however many threads fault them: a 16 MiB
-  // window took 3-7 ms that finish() waited for, on the 2-core VM).
+  // window took 3-7 ms that finish() waited for, on a 2-core host).
   static constexpr std::size_t kPopulatePiece = std::size_t{256} << 10;
   static constexpr std::size_t kCopyPiece = std::size_t{4} << 20;
 

@@ -53,7 +53,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kSuffix = ".pcmp";
 constexpr const char* kBz2Suffix = ".bz2";
-constexpr const char* kVersion = "parcomp 0.3.0 (stream format 3; reads containers of version 2; reads and writes .bz2)";
+constexpr const char* kVersion = "parcomp " PARCOMP_VERSION " (stream format 3; reads containers of version 2; reads and writes .bz2)";
 
 enum Exit { kOk = 0, kEnvironment = 1, kCorrupt = 2, kInternal = 3 };
 

@@ -94,7 +94,7 @@ def parse_name(run_name: str) -> dict | None:
 
 def read_json(path: str | Path):
     """A result file, plain (.json) or gzipped (.json.gz: the large runs, such as
-    codecs.landscape's 3,850 entries, are committed gzipped to keep the tree that device calls
+    codecs.landscape's 3,850 entries, are committed gzipped to keep the tree that is copied to a GPU host
     carry small)."""
     path = Path(path)
     if path.suffix == ".gz":
@@ -183,7 +183,7 @@ def log_rate_axis(axis, values=None) -> None:
 
 def write_png(fig, path: Path, dpi: int = 110) -> Path:
     """Every figure's one way to a PNG file: a 256-colour palette image (ours). matplotlib's RGBA
-    files were three times larger (the tracked tree a device call carries, 64 MiB with the build
+    files were three times larger (the tracked tree, copied to a GPU host with the build
     and datasets, was two thirds figures); the palette keeps the plot's colours, and only the
     antialiased edges' in-between shades are merged. The numbers are in the result files."""
     import io

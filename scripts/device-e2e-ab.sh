@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call's same-host A/B of whole-program wall times on 25 copies of the Linux tarball
+# One job's same-host A/B of whole-program wall times on 25 copies of the Linux tarball
 # (5.2 GB, in /dev/shm): the output written by write() calls against mapped windows (parcomp
 # --output-io write / auto), on one GPU against every GPU of the host (--devices 0 / default), both
 # formats both ways, beside `cat in > out`, lbzip2 and zstd -3; the GPU engine tests first (with

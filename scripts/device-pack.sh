@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Packs what a device call carries (a GPU machine reached through a tool that copies the working
-# tree, 64 MiB a call with the carried paths): the bundle as two archives under .data/ (ignored by
+# Packs what a GPU host needs beside the working tree (a host reached by copying the tree and a few
+# archives, with a size limit per copy): the bundle as two archives under .data/ (ignored by
 # git), the bundle without nvCOMP and without the CPU test binary (CI runs the CPU tests), and
 # nvCOMP's library alone (about 22 MB compressed, optional); then prints each archive's size, the
 # tracked tree's, and what is left of the 64 MiB for datasets (copy the compressed datasets you need

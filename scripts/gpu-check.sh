@@ -18,14 +18,14 @@
 # real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
 # --no-cpu-tests leaves out the CPU tests (CI runs them; on a GPU host they take device time).
 # --unpack TAR (repeatable) unpacks bundle archives (scripts/device-pack.sh makes them: the bundle
-# without nvCOMP, and nvCOMP's library apart, to fit a device call's 64 MiB) into one folder, and
+# without nvCOMP, and nvCOMP's library apart, to fit a copy's size limit) into one folder, and
 # uses its binaries.
 # With the sanitizers, the GPU .bz2 decoder is also fuzzed under memcheck: N mutated files
 # (--bz2-fuzz-files, default 10000; 0 leaves it out), Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts.
 #
 # --by-dataset runs the benchmarks as one process per dataset (bench-<dataset>.json, each complete
 # with its metadata) and merges them into bench.json: a time limit then loses only the dataset it
-# struck (a long run, such as codecs.landscape, over several device calls).
+# struck (a long run, such as codecs.landscape, over several jobs).
 # --parts DIR runs the benchmarks through run_experiments.py (beside this script in a bundle): one
 # process per experiment (per dataset for the experiments --split matches), each one's file kept in
 # DIR, those done in an earlier call skipped, none started past --deadline SECONDS (counted from

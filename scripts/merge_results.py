@@ -8,7 +8,7 @@ bundle on the same machine. The merged file keeps FIRST's context and records ev
 context under context.merged_runs; its benchmarks are all of them, a name seen twice kept from the
 first file that has it (with all its repetitions, which share the name) (list the complete run first). Files from different commits, builds or GPUs are refused: they are not one run.
 --any-card accepts several cards of one model, driver and CUDA runtime (a run in parts over several
-lent machines, as scripts/run_experiments.py --parts merges it): context.merged_runs names each
+hosts, as scripts/run_experiments.py --parts merges it): context.merged_runs names each
 file's card (UUID) and host, context.parcomp_cards the distinct ones.
 
 A file that a time limit cut off while the benchmark library was writing it (a truncated JSON
@@ -88,7 +88,7 @@ def card_of(doc: dict) -> dict:
 
 def merge(paths: list[Path], context: Path | None = None, any_card: bool = False) -> dict:
     """The merged document. `any_card`: the files may come from several cards of the same model,
-    driver and CUDA runtime (a run in parts over several lent machines); each file's card and host
+    driver and CUDA runtime (a run in parts over several hosts); each file's card and host
     are recorded in context.merged_runs and the distinct ones in context.parcomp_cards."""
     docs = [(p, *load_repaired(p)) for p in paths]
     first_path, first, first_repaired = docs[0]
@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     ap.add_argument("--context", type=Path, help="parcomp-bench --parcomp_device_info output of the run, "
                     "for when every file was cut off")
     ap.add_argument("--any-card", action="store_true", help="files from several cards of the same model, driver and "
-                    "CUDA runtime (a run in parts over several lent machines): each file's card and host recorded")
+                    "CUDA runtime (a run in parts over several hosts): each file's card and host recorded")
     args = ap.parse_args(argv)
     try:
         doc = merge(args.files, args.context, args.any_card)

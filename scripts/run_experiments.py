@@ -33,7 +33,7 @@ time). RUN.json is written once every experiment has its part; until then the ex
 and the standard error says how many are left.
 
 --split REGEX runs the experiments it matches one dataset (the names' third part) per call, each
-its own part (DIR/<experiment>@<dataset>.json): an experiment longer than a device call (such as
+its own part (DIR/<experiment>@<dataset>.json): an experiment longer than one job's time limit (such as
 codecs.landscape) goes over several calls, and a call that carries some datasets runs what they
 allow. Rows that parcomp-bench skipped for something a later call can bring (a dataset not there, a
 program or nvCOMP not found) are not results: they are taken out of the part and listed in
@@ -458,7 +458,7 @@ def main(argv=None) -> int:
         # The first file must carry the full context: a call cut off early may not.
         files.sort(key=lambda p: 0 if "parcomp" in merge_results.load_repaired(p)[0].get("context", {}) else 1)
         try:
-            # Parts may come from several lent machines: other cards of the same model (recorded).
+            # Parts may come from several hosts: other cards of the same model (recorded).
             doc = merge_results.merge(files, any_card=a.parts is not None)
         except merge_results.MergeError as err:
             print(f"run_experiments: {err}", file=sys.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call of a whole-suite run from a pinned commit (every experiment of
+# One job of a whole-suite run from a pinned commit (every experiment of
 # results/experiments.json on one GPU, over as many 10-minute calls as it takes): the benchmarks
 # go through the bundle's run_experiments.py --parts (as gpu-check.sh --parts), each experiment (each dataset of the long ones) its own part.
 #
@@ -10,7 +10,7 @@
 # --bundle  a folder with bench.tar.xz (the bundle without its test binaries) and, optionally,
 #           nvcomp.tar.xz (nvCOMP's library), as packed from that commit's build; unpacked into
 #           /tmp/parcomp-suite-SHA. Without it, an earlier call's unpacked bundle on the same (still
-#           lent) machine is used, else the call stops: carry the bundle.
+#           borrowed) machine is used, else the job stops: bring the bundle.
 # --mirror  a folder laid out as the dataset mirror (repeatable): every dataset whose mirror file
 #           is there is fetched into $PARCOMP_DATA (default /tmp/parcomp-data), which an earlier
 #           call on the same machine may have filled already.
@@ -77,7 +77,7 @@ missing=$(missing_peers "$dest/bundle")
 [ -z "$missing" ] || die "the bundle lacks $missing: pack it again (scripts/suite-pack.sh) where they are installed (apt-get install $missing)"
 # A bench process keeps its inputs and the programs' outputs in $TMPDIR/parcomp-tool-PID (the
 # 25-fold tarball alone is 5.2 GB) and, up to 575289d, leaves the folder behind; one stopped at the
-# deadline always does. Five were left on one H200 machine in one session (16 GB after two x25
+# deadline always does. Five were left on one H200 machine in one day (16 GB after two x25
 # parts); a few more fill its 64 GB disk. Those of processes no longer running go, before the
 # benchmarks and after them.
 sweep() {

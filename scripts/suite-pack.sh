@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares what the device calls of a whole-suite run carry (scripts/suite-call.sh): the pinned
+# Prepares what the jobs of a whole-suite run take to the GPU host (scripts/suite-call.sh): the pinned
 # commit built from a clean worktree, its bundle without the test binaries and nvCOMP's library
 # as two archives, and the dataset mirror split in two folders that each fit a call beside them.
 #
@@ -12,7 +12,7 @@
 #   m1/              Calgary, Canterbury and five Silesia files' mirror files (11 MiB)
 #   m2/              the Linux tarball's (28 MiB) and three Silesia files' (9 MiB): the call after
 #                    one with m1, on the same machine
-# and prints the sizes against the 64 MiB a call carries with the tracked tree.
+# and prints the sizes against a copy's size limit with the tracked tree.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The estimate a whole-suite device call (scripts/suite-call.sh) gives its runner: how long each
+"""The estimate a whole-suite job (scripts/suite-call.sh) gives its runner: how long each
 part still to do will take, so that no part starts that would run past the call's deadline.
 
     scripts/suite_estimate.py ROOT SHA PARTS SLUG BUNDLE BENCH FILTER SPLIT > estimate.json

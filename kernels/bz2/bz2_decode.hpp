@@ -1,4 +1,4 @@
-// .bz2 blocks decoded on the GPU (ours; thesis future work 1, issue #14), a batch at once: every
+// .bz2 blocks decoded on the GPU (ours; the thesis's future work 1), a batch at once: every
 // block's symbols (its header, tables, selectors, Huffman codes, inverse MTF and zero runs) and its
 // inverse BWT from origPtr alone. The lines that do the work are codec/common/bz2_block.hpp's,
 // the ones the CPU reader runs:

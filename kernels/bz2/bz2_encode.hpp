@@ -1,4 +1,4 @@
-// .bz2 blocks written on the GPU (ours; issue #14), a batch at once: each block's MTF, zero runs,
+// .bz2 blocks written on the GPU (ours), a batch at once: each block's MTF, zero runs,
 // bzip2's table choice (groups of 50, four rounds), code lengths, selectors and codes, from its BWT
 // (bwt::forward_segments leaves the last columns and origPtrs on the device). The lines are
 // codec/common/bz2_encode.hpp's, the CPU workers' own, so the blocks are bzip2's bits. A CTA per

@@ -1,6 +1,6 @@
 // Skewed test blocks for the multi-table code: one table's Huffman tree is deeper than
 // reference::kMultiMaxLength bits, so that its counts must be halved (the tree kernel's halving
-// loop, issue #19). A chain of symbols 0..K-1 with Fibonacci counts from 5 (5, 8, 13, ...: the
+// loop, whose exit test once raced). A chain of symbols 0..K-1 with Fibonacci counts from 5 (5, 8, 13, ...: the
 // floor of 1 that every used symbol gets in every table would break a chain that starts at 1),
 // its last count rounded up to end on a 64-symbol group boundary, holds exactly a sixth of the
 // block, so bzip2's starting partition gives the chain a table of its own; five other symbols

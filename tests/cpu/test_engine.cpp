@@ -443,7 +443,7 @@ TEST(EngineJob, AGpuTakesLessThanABatchWhereTheReaderWaitsForRoom) {
 
 // The GPUs' batch is split among them: with G GPUs each takes a G-th of Options::gpu_batch_blocks,
 // never fewer than kMinGpuBatch (or the batch itself when it is smaller), so that the blocks in
-// flight, and the host memory holding them, stay what one GPU holds (#18's bound).
+// flight, and the host memory holding them, stay what one GPU holds (a bound of 2 GB).
 TEST(EngineJob, TheGpusShareOneBatchOfBlocks) {
   engine::Options o;
   o.gpu_batch_blocks = 256;

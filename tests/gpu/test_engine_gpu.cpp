@@ -228,8 +228,7 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
   }
 }
 
-// Every GPU of the machine takes work by default (issue #18: run on the two-GPU kind of the device
-// tool), both formats both ways, and the bytes stay the CPU workers' bytes. Many small batches, so
+// Every GPU of the machine takes work by default (run on a two-GPU host), both formats both ways, and the bytes stay the CPU workers' bytes. Many small batches, so
 // that no GPU can finish the input before the other's first batch. Skipped with fewer than two GPUs.
 TEST_F(EngineGpu, EveryGpuTakesWorkWithTheSameBytes) {
   const int n = cuda_device_count();

@@ -193,7 +193,7 @@ TEST_F(FastEntropyGpu, MultiTableCodesMatchTheOracleAndStreamsRoundTrip) {
 
 
 // Blocks whose chain table is deeper than 16 bits (tests/common/skewed.hpp), so that the tree
-// kernel's halving loop runs (the loop whose exit test raced, issue #19). Lengths and selectors
+// kernel's halving loop runs (the loop whose exit test once raced). Lengths and selectors
 // equal the oracle's (which counts the halvings: there must be some), every table is a complete
 // prefix code within 16 bits, and three launches agree.
 TEST_F(FastEntropyGpu, MultiTableTreeHalvesDeepCodes) {

@@ -206,6 +206,12 @@ def test_version_names_the_commit():
     assert re.fullmatch(r"built from commit ([0-9a-f]{40}|unknown)( \(with uncommitted changes\))?", lines[1]), lines
 
 
+def test_the_program_says_the_projects_one_version():
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    version = re.search(r"project\(parcomp VERSION (\S+)", cmake).group(1)
+    assert run("--version").stdout.decode().splitlines()[0].startswith(f"parcomp {version} "), version
+
+
 def test_reads_version_two_containers():
     data = (GOLDEN / "input.bin").read_bytes()
     for name in ("input.bin.fast-16k.pcmp", "input.bin.paper-16k.pcmp"):
@@ -270,7 +276,7 @@ def test_memory_does_not_grow_with_the_input():
 
 
 def test_a_malformed_container_is_a_corrupt_input_not_a_crash(tmp_path):
-    # The 36-byte version-2 file whose block count overflowed the parser (issue #21): magic,
+    # The 36-byte version-2 file whose block count once overflowed the parser: magic,
     # version 2, config fast, block 2, count 0, original 2^64 - 1, both checksums valid.
     import struct
     import zlib

@@ -47,7 +47,9 @@ def readme_commands(text: str) -> list[tuple[int, str]]:
     return out
 
 
-COMMANDS = readme_commands((ROOT / "README.md").read_text())
+# The README and the docs it links to: a command moved to docs/ stays checked.
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+COMMANDS = [(f"{p.relative_to(ROOT)}:{n}", c) for p in DOCS for n, c in readme_commands(p.read_text())]
 
 
 # How each README command is checked here. kind:
@@ -61,6 +63,7 @@ COMMANDS = readme_commands((ROOT / "README.md").read_text())
 #   "run"     run here as written, with committed files for the placeholders
 #   "source"  the command is the one the program itself tells its user (detail: where)
 HOW: list[tuple[str, str, str | None]] = [
+    (r"^scripts/reproduce\.sh --fetch$", "options", "scripts/reproduce.sh"),
     (r"^scripts/reproduce\.sh$", "test", "test_readme.py::test_the_first_command_on_a_machine_without_gpu_or_datasets"),
     (r"^scripts/test\.sh$", "ci", None),
     (r"^bash scripts/suite-call\.sh ", "options", "scripts/suite-call.sh"),
@@ -92,14 +95,14 @@ def how(cmd: str):
 
 
 def ids(cmds):
-    return [f"line{n}" for n, _ in cmds]
+    return [n.replace("/", "-") for n, _ in cmds]
 
 
 @pytest.mark.parametrize("line,cmd", COMMANDS, ids=ids(COMMANDS))
 def test_every_readme_command_has_a_check(line, cmd):
     found = how(cmd)
-    assert found, f"README line {line}: no check for {cmd!r}: add one to HOW in {Path(__file__).name}"
-    assert len(found) == 1, f"README line {line}: {cmd!r} matches {len(found)} entries of HOW"
+    assert found, f"{line}: no check for {cmd!r}: add one to HOW in {Path(__file__).name}"
+    assert len(found) == 1, f"{line}: {cmd!r} matches {len(found)} entries of HOW"
     kind, detail = found[0][1], found[0][2]
     if kind == "test":
         file, func = detail.split("::")
@@ -122,7 +125,7 @@ OPTIONS = [(n, c) for n, c in COMMANDS if how(c) and how(c)[0][1] == "options"]
 def test_scripts_parse_the_options_the_readme_shows(line, cmd):
     script = ROOT / how(cmd)[0][2]
     unknown = [o for o in options_of(cmd) if o not in parsed_options(script)]
-    assert not unknown, f"README line {line}: {script.name} does not take {unknown}"
+    assert not unknown, f"{line}: {script.name} does not take {unknown}"
 
 
 BENCHES = [(n, c) for n, c in COMMANDS if how(c) and how(c)[0][1] == "bench"]
@@ -144,12 +147,12 @@ def test_bench_commands_select_benchmarks(line, cmd):
         src = "\n".join(p.read_text(errors="replace") for d in ("kernels", "bench", "codec")
                         for p in (ROOT / d).rglob("*") if p.suffix in (".cu", ".cuh", ".cpp", ".hpp"))
         stem = name.split(":")[0]
-        assert domain in src and stem in src, f"README line {line}: no NVTX range {rng!r} in the code"
+        assert domain in src and stem in src, f"{line}: no NVTX range {rng!r} in the code"
     args = [a for a in words[at + 1:] if not a.startswith(("--benchmark_out", "--benchmark_repetitions"))
             and a != "--benchmark_list_tests"]
     r = subprocess.run([str(BENCH), *args, "--benchmark_list_tests=true"], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split(), f"README line {line}: {cmd!r} selects no benchmark"
+    assert r.stdout.split(), f"{line}: {cmd!r} selects no benchmark"
 
 
 def stand_in(path: Path, size: int = 300_000):
@@ -195,7 +198,7 @@ def test_the_programs_commands_run(line, cmd, tmp_path):
         elif not p.exists():
             stand_in(p)
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=tmp_path, capture_output=True, timeout=300)
-    assert r.returncode == 0, f"README line {line}: {cmd}\n{r.stderr.decode(errors='replace')}"
+    assert r.returncode == 0, f"{line}: {cmd}\n{r.stderr.decode(errors='replace')}"
     if "| tar xf -" in cmd:
         assert (tmp_path / "dir" / "a.txt").exists()
 
@@ -211,7 +214,7 @@ def test_the_commands_that_run_as_written(line, cmd, tmp_path):
     cmd = re.sub(r"(--out|--plot|--markdown) plots/out", rf"\1 {tmp_path}", cmd)
     r = subprocess.run(["bash", "-c", cmd], cwd=ROOT, capture_output=True, text=True, timeout=900,
                        env={**os.environ, "MPLBACKEND": "Agg"})
-    assert r.returncode == 0, f"README line {line}: {cmd}\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+    assert r.returncode == 0, f"{line}: {cmd}\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
     if "plots/" in cmd and "--out" in cmd:
         assert list(tmp_path.glob("*.png")), "no plot written"
 

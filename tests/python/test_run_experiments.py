@@ -97,7 +97,7 @@ def test_nothing_matches(tmp_path):
 
 
 def test_parts_over_several_calls_with_a_deadline(tmp_path):
-    """A run longer than one device call: each experiment's file kept, those done skipped, none
+    """A run longer than one job's time limit: each experiment's file kept, those done skipped, none
     started that the estimate says would pass the deadline, one running at the deadline stopped
     (its file removed, run again later); RUN.json once every experiment has its part, a failure in
     an earlier call still reported."""

@@ -1,4 +1,4 @@
-"""scripts/suite-call.sh (one device call of a whole-suite run from a pinned bundle) over a stand-in
+"""scripts/suite-call.sh (one job of a whole-suite run from a pinned bundle) over a stand-in
 bundle: a fake parcomp-bench beside the real run_experiments.py and merge_results.py. What runs
 only on GPU machines otherwise: the bundle's commit and cleanliness checked, the parts kept on the
 machine and returned as one archive, a later call on the same machine without the bundle finding

@@ -401,7 +401,7 @@ def test_compare_scaling_names_what_an_experiment_without_gpu_rows_follows(tmp_p
 
 
 def test_merge_results_parts_from_several_cards_of_one_model(tmp_path):
-    """A run in parts over several lent machines: another card of the same model, driver and CUDA
+    """A run in parts over several hosts: another card of the same model, driver and CUDA
     is refused by default and taken with --any-card, each file's card recorded; another driver is
     refused either way."""
     def part(name, rows, uuid, driver="580.159.04"):
