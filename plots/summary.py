@@ -83,7 +83,8 @@ def e2e_table(res: common.Results, experiment: str = "tool.e2e") -> str:
         cells = []
         for d in datasets:
             r = by.get((v, d))
-            cells.append("-" if r is None else f"{r.seconds:.3f} s, {r.bytes_per_second / 1e9:.3f} GB/s")
+            spread = f" [{r.min_seconds:.3f}, {r.max_seconds:.3f}]" if r is not None and r.min_seconds is not None else ""
+            cells.append("-" if r is None else f"{r.seconds:.3f} s{spread}, {r.bytes_per_second / 1e9:.3f} GB/s")
         lines.append(f"| `{v}` | " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Peak host RSS (GB), ratio and GPU share of blocks, per program on each dataset "
@@ -106,7 +107,8 @@ def e2e_table(res: common.Results, experiment: str = "tool.e2e") -> str:
         lines.append(f"| `{v}` | " + " | ".join(cells) + " |")
     lines.append("")
     threads = res.parcomp.get("host", {}).get("logical_cpus", "?")
-    lines.append(footer(res, f"Median wall time of {max(r.repetitions for r in rows)} runs, one process each, "
+    reps = sorted({r.repetitions for r in rows})
+    lines.append(footer(res, f"Median wall time [min, max] of {' or '.join(map(str, reps))} runs per row, one process each, "
                              f"from start to exit; host with {threads} hardware threads. ").replace(", one core;", ";"))
     return "\n".join(lines)
 

@@ -7,8 +7,9 @@
 Inputs: results/experiments.json (every experiment id, what it measures, the paper's result and
 hardware), results/<gpu>/*.json (bench results), results/notes/<id>.md (per experiment: which
 result file and figure back it, which tables to show, and the prose: shape, choices), and
-results/notes/_intro.md, _gpus.md. The status column is each note's verdict (front matter
-`verdict: holds | partly holds | does not hold`, which its **Shape:** sentence must say too).
+results/notes/_intro.md, _gpus.md. The summary gives each note's verdict (front matter
+`verdict: holds | partly holds | does not hold`, which its **Shape:** sentence must say too) and its
+`headline:`, one number, labelled with the GPU and commit of the note's `source:`.
 Numbers in the prose are placeholders resolved from the section's result file:
 
     {{gbps:EXP/VARIANT/DATASET/n=SIZE}}   GB/s of uncompressed data   ({{mbps:...}} MB/s)
@@ -65,7 +66,10 @@ class Sources:
             full = self.root / path
             if not full.is_file():
                 raise ReportError(f"result file {path} does not exist")
-            self.cache[path] = common.load(full)
+            res = common.load(full)
+            if res.parcomp.get("build", {}).get("git_dirty"):
+                raise ReportError(f"{path} was measured from a tree with uncommitted changes: no figure comes from one")
+            self.cache[path] = res
         return self.cache[path]
 
 
@@ -115,12 +119,11 @@ SHAPE = re.compile(r"\*\*Shape:\*\*\s*([^.]*)")
 
 
 def verdict_of(eid: str, meta: dict, prose: str, ours: bool) -> str:
-    """The status column's word: the note's `verdict:` (holds, partly holds, does not hold), which a
+    """The summary's verdict: the note's `verdict:` (holds, partly holds, does not hold), which a
     paper experiment must state and which its first **Shape:** sentence must say too; ours:
-    "ours, measured". A note may qualify it (front matter "status: ...")."""
-    qualifier = meta.get("status", [""])[0]
+    "ours, measured"."""
     if ours:
-        return "ours, measured" + (f"; {qualifier}" if qualifier else "")
+        return "ours, measured"
     verdict = meta.get("verdict", [""])[0]
     if verdict not in VERDICTS:
         raise ReportError(f"{eid}: the note must state `verdict:` as one of {', '.join(VERDICTS)}")
@@ -133,7 +136,20 @@ def verdict_of(eid: str, meta: dict, prose: str, ours: bool) -> str:
     if said != verdict:
         raise ReportError(f"{eid}: verdict `{verdict}`, but its **Shape:** sentence says {said or 'no verdict'}: "
                           f"{m.group(1)!r}")
-    return f"shape {verdict}" + (f"; {qualifier}" if qualifier else "")
+    return verdict
+
+
+def headline_of(eid: str, meta: dict, sources: "Sources") -> str:
+    """The summary's one number: the note's `headline:` (placeholders from its source), after the GPU
+    and commit of that source."""
+    text = meta.get("headline", [""])[0]
+    source = meta.get("source", [None])[0]
+    if not text or not source:
+        raise ReportError(f"{eid}: the note must give `source:` and a `headline:`, the summary's one labelled number")
+    res = sources.get(source)
+    build = res.parcomp.get("build", {})
+    gpu = res.gpu_name or "CPU"
+    return f"{gpu.replace('NVIDIA ', '')}, {str(build.get('git_sha', '?'))[:7]}: {resolve(text, sources, source)}"
 
 
 def anchor(eid: str) -> str:
@@ -159,11 +175,11 @@ def measured_on(sources: "Sources", files: list[str], notes: dict | None = None)
     seen: dict[str, set] = {}
     for f in files:
         for r in sources.get(f).rows:
-            seen.setdefault(r.experiment, set()).add(Path(f).parent.name)
+            seen.setdefault(r.experiment, set()).add(Path(f).parts[1])  # results/<gpu>/...
     for eid, path in (notes or {}).items():
         meta, _ = front_matter(path.read_text())
         for spec in meta.get("times", []):
-            seen.setdefault(eid, set()).add(Path(spec.split()[0]).parent.name)
+            seen.setdefault(eid, set()).add(Path(spec.split()[0]).parts[1])
     return {k: sorted(v) for k, v in seen.items()}
 
 
@@ -220,8 +236,11 @@ def build(root: Path = ROOT) -> str:
     out = []
     _, intro = front_matter((results / "notes" / "_intro.md").read_text())
     out.append(intro)
-    out.append("## Status\n")
-    out.append("| experiment | what | status | GPUs with results |")
+    out.append("## Summary\n")
+    out.append("Per experiment: the verdict on the paper's sentence its section quotes (ours: measured), and one "
+               "number, labelled with the GPU and commit of its result file. Device-resident numbers are kernels "
+               "with the data on the GPU; whole-program numbers are a process from start to exit.\n")
+    out.append("| experiment | verdict | one number | GPUs with results |")
     out.append("|---|---|---|---|")
     for e in experiments:
         eid = e["id"]
@@ -230,11 +249,12 @@ def build(root: Path = ROOT) -> str:
             meta, prose = front_matter(notes[eid].read_text())
             label = verdict_of(eid, meta, prose, e["paper"].startswith("parcomp (ours)"))
             status = f"[{label}](#{anchor(eid)})"
+            number = headline_of(eid, meta, sources)
         elif eid in measured:
-            status = "measured, no write-up yet"
+            status, number = "measured, no write-up yet", "-"
         else:
-            status = "not yet"
-        out.append(f"| `{eid}` | {e['what']} | {status} | {gpus} |")
+            status, number = "not yet", "-"
+        out.append(f"| `{eid}` | {status} | {number} | {gpus} |")
     out.append("")
     for e in experiments:
         eid = e["id"]

@@ -306,11 +306,34 @@ def test_e2e_table_gives_each_programs_median_wall_time_rate_and_counters():
     rows = res.select("tool.e2e")
     for r in rows:
         line = next(l for l in text.splitlines() if l.startswith(f"| `{r.variant}` |"))
-        assert f"{r.seconds:.3f} s, {r.bytes_per_second / 1e9:.3f} GB/s" in line, (r.variant, r.dataset)
+        spread = f" [{r.min_seconds:.3f}, {r.max_seconds:.3f}]" if r.min_seconds is not None else ""
+        assert f"{r.seconds:.3f} s{spread}, {r.bytes_per_second / 1e9:.3f} GB/s" in line, (r.variant, r.dataset)
         if not r.variant.startswith("copy."):
             counters = [l for l in text.splitlines() if l.startswith(f"| `{r.variant}` |")][1]
             assert f"{r.counters['ratio']:.3f}" in counters
     assert "one core" not in text, "the programs ran on every core: the footer must not say one"
+
+
+def test_load_table_gives_each_rows_median_min_max_and_the_ratio_to_lbzip2(tmp_path):
+    """tool.load's table from a made-up result: the round trip's median with its min and max, the
+    jobs that came back, and lbzip2's time over the program's at the same number of jobs."""
+    import json
+    import summary
+    def runs(name, times, **counters):
+        return [{"name": name, "run_name": name, "run_type": "iteration", "repetitions": len(times), "repetition_index": i,
+                 "iterations": 1, "real_time": t, "cpu_time": 1, "time_unit": "ms", **counters} for i, t in enumerate(times)] + [
+                {"name": name + "_median", "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
+                 "iterations": 3, "real_time": sorted(times)[1], "cpu_time": 1, "time_unit": "ms", **counters}]
+    path = tmp_path / "load.json"
+    path.write_text(json.dumps({"context": {}, "benchmarks":
+        runs("tool.load/parcomp.bz2/jobs=16/linux-2.6.11.1.tar/iterations:1/manual_time", [12000, 13000, 12500], jobs=16, jobs_ok=16)
+        + runs("tool.load/lbzip2/jobs=16/linux-2.6.11.1.tar/iterations:1/manual_time", [50000, 49000, 51000], jobs=16, jobs_ok=16)
+        + runs("tool.load/parcomp.bz2/jobs=16.gpu-busy/linux-2.6.11.1.tar/iterations:1/manual_time", [40000, 44000, 42000], jobs=16, jobs_ok=15)}))
+    text = summary.load_table(common.load(path))
+    line = next(l for l in text.splitlines() if l.startswith("| `parcomp.bz2` | 16 |"))
+    assert "| 16/16 | 12.50 [12.00, 13.00] |" in line and "| 4.00x |" in line, line
+    busy = next(l for l in text.splitlines() if l.startswith("| `parcomp.bz2.gpu-busy` | 16 |"))
+    assert "| 15/16 | 42.00 [40.00, 44.00] |" in busy and "| - |" in busy, busy  # no lbzip2 beside the busy GPU here
 
 
 def brute_front(pts):

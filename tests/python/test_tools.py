@@ -124,13 +124,33 @@ def test_bytes_per_char(tmp_path):
     assert row["bytes_per_char"] == 18.8 and row["l2_bytes_per_char"] == 29.9
 
 
+def test_report_headline_names_the_gpu_and_commit_of_its_file_and_is_required(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import report
+    src = "results/nvidia-h200/suite-575289d/run.json.gz"
+    sources = report.Sources(ROOT)
+    line = report.headline_of("e", {"source": [src], "headline": ["{{ms:tool.e2e/copy.cat/linux-2.6.11.1.tar/n=208250880}} ms"]}, sources)
+    assert line.startswith("H200, 575289d: ") and line.endswith(" ms"), line
+    with pytest.raises(report.ReportError, match="headline"):
+        report.headline_of("e", {"source": [src]}, sources)
+
+
+def test_report_refuses_a_result_from_a_dirty_tree(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import report
+    (tmp_path / "results" / "g").mkdir(parents=True)
+    (tmp_path / "results" / "g" / "r.json").write_text(json.dumps(
+        {"context": {"parcomp": {"build": {"git_sha": "abc", "git_dirty": True}}}, "benchmarks": []}))
+    with pytest.raises(report.ReportError, match="uncommitted"):
+        report.Sources(tmp_path).get("results/g/r.json")
+
+
 def test_report_status_is_the_notes_verdict():
     sys.path.insert(0, str(ROOT / "scripts"))
     import report
     ok = "**Shape:** does not hold on an H200: x.\n"
-    assert report.verdict_of("e", {"verdict": ["does not hold"]}, ok, ours=False) == "shape does not hold"
-    assert report.verdict_of("e", {"verdict": ["partly holds"], "status": ["partial"]}, "**Shape:** partly: x.", False) == \
-        "shape partly holds; partial"
+    assert report.verdict_of("e", {"verdict": ["does not hold"]}, ok, ours=False) == "does not hold"
+    assert report.verdict_of("e", {"verdict": ["partly holds"]}, "**Shape:** partly: x.", False) == "partly holds"
     assert report.verdict_of("e", {}, "", ours=True) == "ours, measured"
     with pytest.raises(report.ReportError, match="must state"):
         report.verdict_of("e", {}, ok, ours=False)  # no verdict: no silent default
