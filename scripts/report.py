@@ -130,6 +130,8 @@ def verdict_of(eid: str, meta: dict, prose: str, ours: bool) -> str:
     m = SHAPE.search(prose)
     if m is None:
         raise ReportError(f"{eid}: the note has no **Shape:** sentence")
+    if '"' not in prose[m.start():m.start() + 700]:
+        raise ReportError(f"{eid}: the **Shape:** paragraph must quote the paper's sentence it judges")
     sentence = m.group(1).lower()
     said = "does not hold" if ("does not hold" in sentence or "not hold" in sentence) else \
            "partly holds" if "partly" in sentence else "holds" if "holds" in sentence else None

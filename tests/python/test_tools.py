@@ -148,9 +148,11 @@ def test_report_refuses_a_result_from_a_dirty_tree(tmp_path):
 def test_report_status_is_the_notes_verdict():
     sys.path.insert(0, str(ROOT / "scripts"))
     import report
-    ok = "**Shape:** does not hold on an H200: x.\n"
+    ok = "**Shape:** does not hold on an H200: x. The paper: \"y\".\n"
     assert report.verdict_of("e", {"verdict": ["does not hold"]}, ok, ours=False) == "does not hold"
-    assert report.verdict_of("e", {"verdict": ["partly holds"]}, "**Shape:** partly: x.", False) == "partly holds"
+    assert report.verdict_of("e", {"verdict": ["partly holds"]}, "**Shape:** partly: x. \"y\"", False) == "partly holds"
+    with pytest.raises(report.ReportError, match="quote"):
+        report.verdict_of("e", {"verdict": ["partly holds"]}, "**Shape:** partly: x, no quotation.", False)
     assert report.verdict_of("e", {}, "", ours=True) == "ours, measured"
     with pytest.raises(report.ReportError, match="must state"):
         report.verdict_of("e", {}, ok, ours=False)  # no verdict: no silent default
