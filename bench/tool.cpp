@@ -24,9 +24,9 @@
 // Programs are found next to parcomp-bench (the bundle carries them) or on PATH; a missing one is
 // reported skipped. The work folder is $PARCOMP_TOOL_DIR (kept), else $TMPDIR/parcomp-tool-PID,
 // removed at exit, with those that processes no longer running left behind.
-// The same machinery times the .bz2 programs of bz2.compress and bz2.decompress (parcomp on its CPU
-// workers and with --gpu, lbzip2, bzip2, pbzip2; decompression of bzip2's and lbzip2's files, by
-// parcomp on its CPU workers and with --gpu too), and
+// The same machinery times the .bz2 programs of bz2.compress and bz2.decompress (parcomp as it
+// chooses, with --cpu and with --gpu, lbzip2, bzip2, pbzip2; decompression of bzip2's and lbzip2's
+// files, by parcomp the same three ways too), and
 // the CPU programs of codecs.landscape (bzip2, lbzip2, zstd -3 / -19,
 // xz -6, pigz; every host thread where the program has threads) on its datasets.
 #include "common/harness.hpp"
