@@ -18,7 +18,7 @@
 # DIR gets times.jsonl (one line a run), stats-*.json (parcomp --stats), trace-*.json (parcomp
 # --trace: the timelines of the --gpu runs and of the default decompression; plots/tool_timeline.py
 # draws them), env.txt (nvidia-smi, nvcc,
-# host) and ncu-*.csv; scripts/collect_bz2_times.py turns DIR into results/<gpu>/...bz2-times.json.
+# host) and ncu-*.csv; scripts/maint/collect_bz2_times.py turns DIR into results/<gpu>/...bz2-times.json.
 # The tools are found on PATH (the device bundle carries lbzip2, pbzip2 and bzip2 beside parcomp).
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,15p' "$0"; exit 2; }

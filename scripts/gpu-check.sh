@@ -17,7 +17,7 @@
 # checkout, verified by sha256) into $PARCOMP_DATA (default: DIR/../parcomp-data), so that the
 # real-data benchmarks run. --sanitizer-timeout stops a shard that runs longer (then a failure).
 # --no-cpu-tests leaves out the CPU tests (CI runs them; on a GPU host they take device time).
-# --unpack TAR (repeatable) unpacks bundle archives (scripts/device-pack.sh makes them: the bundle
+# --unpack TAR (repeatable) unpacks bundle archives (scripts/maint/device-pack.sh makes them: the bundle
 # without nvCOMP, and nvCOMP's library apart, to fit a copy's size limit) into one folder, and
 # uses its binaries.
 # With the sanitizers, the GPU .bz2 decoder is also fuzzed under memcheck: N mutated files
@@ -34,7 +34,7 @@
 # merged into DIR/../bench.json; until then the step reports exit 3 (parts left).
 # --bz2-times FILE runs bz2-times.sh on FILE after the benchmarks (wall times of parcomp -9/-d with
 # --gpu and --cpu beside lbzip2, pbzip2 and cat, FILE and 5 copies of it, and the kernels' times
-# by ncu) into DIR/bz2-times; scripts/collect_bz2_times.py makes it a result file. --ncu-source
+# by ncu) into DIR/bz2-times; scripts/maint/collect_bz2_times.py makes it a result file. --ncu-source
 # adds bz2-times.sh's source-line profiles of the decoder's walk, its inverse MTF and the encoder.
 #
 # --shard-costs FILE (repeatable; "seconds name" lines, as shard_tests.py costs writes them from an

@@ -205,7 +205,7 @@ def kernels_line(root: Path, spec: str) -> str:
 
 def times_table(root: Path, spec: str) -> list[str]:
     """A `times: FILE PATTERN` line of a note: the rows of a wall-time file
-    (scripts/collect_bz2_times.py) whose label matches PATTERN, with the file's provenance."""
+    (scripts/maint/collect_bz2_times.py) whose label matches PATTERN, with the file's provenance."""
     path, _, pattern = spec.partition(" ")
     full = root / path
     if not full.is_file():

@@ -295,7 +295,7 @@ class PartState:
         return [n for n in unit.names if n not in held and (n in left or n not in present)]
 
     def held(self) -> set[str]:
-        """Rows that scripts/suite-call.sh --hold leaves for a later call (DIR/.held.json, which it
+        """Rows that scripts/maint/suite-call.sh --hold leaves for a later call (DIR/.held.json, which it
         writes for the call and folds back into KEY.todo after it)."""
         f = self.folder / ".held.json"
         return set(json.loads(f.read_text()).get(self.key, [])) if f.exists() else set()
@@ -467,7 +467,7 @@ def main(argv=None) -> int:
     for u in steps:
         by_experiment[u.experiment] = by_experiment.get(u.experiment, 0.0) + seconds.get(u.key, 0.0)
     doc["context"]["experiment_seconds"] = {e: round(s, 3) for e, s in by_experiment.items()}
-    # Rows taken out of their parts for good (scripts/suite-call.sh --drop), with the reason.
+    # Rows taken out of their parts for good (scripts/maint/suite-call.sh --drop), with the reason.
     dropped = {}
     if a.parts is not None:
         for u in steps:

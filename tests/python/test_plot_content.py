@@ -16,7 +16,7 @@ import common
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PLOTS = ROOT / "plots"
-# parcomp-bench results, plain or gzipped (other committed JSON, such as scripts/bz2_identity.py's
+# parcomp-bench results, plain or gzipped (other committed JSON, such as scripts/maint/bz2_identity.py's
 # record or a trace, has no benchmarks).
 RESULTS = sorted(p for p in [*(ROOT / "results").glob("*/*.json"), *(ROOT / "results").glob("*/*.json.gz")]
                  if "benchmarks" in common.read_json(p))

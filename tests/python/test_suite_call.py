@@ -1,4 +1,4 @@
-"""scripts/suite-call.sh (one job of a whole-suite run from a pinned bundle) over a stand-in
+"""scripts/maint/suite-call.sh (one job of a whole-suite run from a pinned bundle) over a stand-in
 bundle: a fake parcomp-bench beside the real run_experiments.py and merge_results.py. What runs
 only on GPU machines otherwise: the bundle's commit and cleanliness checked, the parts kept on the
 machine and returned as one archive, a later call on the same machine without the bundle finding
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "suite-call.sh"
+SCRIPT = ROOT / "scripts" / "maint" / "suite-call.sh"
 
 FAKE = r'''#!/usr/bin/env python3
 import json, os, re, sys

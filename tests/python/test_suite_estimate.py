@@ -1,4 +1,4 @@
-"""scripts/suite_estimate.py: how long a whole-suite call's parts still to do will take (the H100's
+"""scripts/maint/suite_estimate.py: how long a whole-suite call's parts still to do will take (the H100's
 calls of 26 Nov started a part whose 12 slowest rows of 68 were estimated by their count at 108 s,
 and stopped it at the deadline after 173 s; another, estimated at the H200's 48 s, after 54 s)."""
 import io
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "maint"))
 import suite_estimate as se  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""scripts/suite-merge.sh (the end of a whole-suite run, where there is no GPU) over a stand-in
+"""scripts/maint/suite-merge.sh (the end of a whole-suite run, where there is no GPU) over a stand-in
 pinned bench: parts that lack a row are listed and nothing is written (exit 3); complete parts
 become run.json.gz, with thesis.bytes_per_char from the profile beside them, and the figures."""
 import gzip
@@ -10,7 +10,7 @@ import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "suite-merge.sh"
+SCRIPT = ROOT / "scripts" / "maint" / "suite-merge.sh"
 NAMES = ["parle.encode/cpu.serial/uniform/n=1024/real_time", "parle.encode/gpu.paper/uniform/n=1024/real_time"]
 FAKE = f'''#!/usr/bin/env python3
 import re, sys

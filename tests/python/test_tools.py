@@ -163,7 +163,7 @@ def test_report_status_is_the_notes_verdict():
 
 
 def test_collect_bz2_times(tmp_path):
-    """scripts/collect_bz2_times.py: medians, GB/s, the fraction of cat's rate, the output checks
+    """scripts/maint/collect_bz2_times.py: medians, GB/s, the fraction of cat's rate, the output checks
     (one wrong output or a failed exit shows), and the result file named from the GPU and commit."""
     d = tmp_path / "t"
     d.mkdir()
@@ -175,7 +175,7 @@ def test_collect_bz2_times(tmp_path):
     (d / "times.jsonl").write_text("".join(
         json.dumps({"label": l, "rep": 1, "input_bytes": 4_000_000_000, "seconds": s, "max_rss_kb": 1, "rc": rc,
                     "output_bytes": 5, "same_as_reference": ok}) + "\n" for l, s, rc, ok in runs))
-    r = subprocess.run([sys.executable, ROOT / "scripts" / "collect_bz2_times.py", d, "--date", "20990101"],
+    r = subprocess.run([sys.executable, ROOT / "scripts" / "maint" / "collect_bz2_times.py", d, "--date", "20990101"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "results" / "nvidia-h200" / "20990101-0123456789.bz2-times.json"

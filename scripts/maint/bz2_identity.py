@@ -4,7 +4,7 @@
 difference must lie inside origPtr fields of periodic blocks (README, .bz2), and both must give the
 input back. Also reads bzip2's, lbzip2's and pbzip2's files (where installed) with `parcomp -d`.
 
-    scripts/bz2_identity.py [--build build] [--levels 1,9] [--json OUT]
+    scripts/maint/bz2_identity.py [--build build] [--levels 1,9] [--json OUT]
 
 Exit status 1 if any file differs elsewhere or does not round-trip. Needs no GPU (parcomp's .bz2
 runs on the CPU workers today).
@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BLOCK_MAGIC, END_MAGIC = 0x314159265359, 0x177245385090
 
 
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines() if l.startswith("model name")), "?")
         args.json.write_text(json.dumps({
-            "what": "scripts/bz2_identity.py: parcomp -N against bzip2 -N on every cached dataset file; parcomp -d on bzip2's, lbzip2's, pbzip2's files",
+            "what": "scripts/maint/bz2_identity.py: parcomp -N against bzip2 -N on every cached dataset file; parcomp -d on bzip2's, lbzip2's, pbzip2's files",
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "commit": git("rev-parse", "HEAD") + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else ""),
             "host": {"cpu_model": cpu, "logical_cpus": os.cpu_count()},

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The estimate a whole-suite job (scripts/suite-call.sh) gives its runner: how long each
+"""The estimate a whole-suite job (scripts/maint/suite-call.sh) gives its runner: how long each
 part still to do will take, so that no part starts that would run past the call's deadline.
 
-    scripts/suite_estimate.py ROOT SHA PARTS SLUG BUNDLE BENCH FILTER SPLIT > estimate.json
+    scripts/maint/suite_estimate.py ROOT SHA PARTS SLUG BUNDLE BENCH FILTER SPLIT > estimate.json
 
 ROOT is the checkout (results/<gpu>/suite-SHA/parts.tar.xz: every GPU's committed parts), PARTS
 the machine's parts folder (this GPU's, SLUG, newer than its committed ones), BUNDLE the pinned

@@ -6,11 +6,11 @@
 # tracked tree's, and what is left of the 64 MiB for datasets (copy the compressed datasets you need
 # under .data/mirror/: datasets/fetch.py --mirror reads them there).
 #
-#   scripts/device-pack.sh [--build DIR]
+#   scripts/maint/device-pack.sh [--build DIR]
 #
 # On the device: scripts/gpu-check.sh --unpack .data/bundle-core.tar.xz [--unpack .data/nvcomp.tar.xz] ...
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build="$root/build"
 [ "${1:-}" = "--build" ] && build="$2"
 cmake --build "$build" --target bundle >/dev/null

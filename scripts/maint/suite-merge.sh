@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The end of a whole-suite run (scripts/suite-call.sh), where there is no GPU: merges one GPU's
+# The end of a whole-suite run (scripts/maint/suite-call.sh), where there is no GPU: merges one GPU's
 # committed parts into one result file, adds thesis.bytes_per_char from the Nsight Compute profile
 # kept beside them, and draws every figure from it.
 #
-#   scripts/suite-merge.sh --sha SHA --gpu SLUG [--bench PINNED_PARCOMP_BENCH]
+#   scripts/maint/suite-merge.sh --sha SHA --gpu SLUG [--bench PINNED_PARCOMP_BENCH]
 #
 # Reads results/SLUG/suite-SHA/parts.tar.xz (and profile.json.gz, if there). The parts are checked
-# against the pinned build's benchmark list (--bench; default: the build scripts/suite-pack.sh made,
+# against the pinned build's benchmark list (--bench; default: the build scripts/maint/suite-pack.sh made,
 # ../suite-SHA/build/bench/parcomp-bench): while a part lacks rows, it lists them and exits 3,
 # writing nothing. Once all are there it writes
 #   results/SLUG/suite-SHA/run.json.gz   the merged run (context.experiment_seconds, unit_seconds,
@@ -14,7 +14,7 @@
 #   results/SLUG/suite-SHA/figures/      every figure plots/make_all.py draws from it
 # for scripts/compare and the RESULTS notes.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/scripts/lib.sh"  # the suite's split, shared with suite-call.sh
 sha="" gpu="" bench=""
 while [ $# -gt 0 ]; do
@@ -30,7 +30,7 @@ done
 dir=${SUITE_RESULTS:-$root/results}/$gpu/suite-$sha  # SUITE_RESULTS: another results folder (tests)
 [ -f "$dir/parts.tar.xz" ] || { echo "suite-merge: no $dir/parts.tar.xz" >&2; exit 2; }
 bench=${bench:-$root/../suite-$sha/build/bench/parcomp-bench}
-[ -x "$bench" ] || { echo "suite-merge: no pinned parcomp-bench at $bench (scripts/suite-pack.sh builds it; or pass --bench)" >&2; exit 2; }
+[ -x "$bench" ] || { echo "suite-merge: no pinned parcomp-bench at $bench (scripts/maint/suite-pack.sh builds it; or pass --bench)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar xJf "$dir/parts.tar.xz" -C "$tmp"

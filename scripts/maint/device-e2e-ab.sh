@@ -4,7 +4,7 @@
 # --output-io write / auto), on one GPU against every GPU of the host (--devices 0 / default), both
 # formats both ways, beside `cat in > out`, lbzip2 and zstd -3; the GPU engine tests first (with
 # two GPUs, EngineGpu.EveryGpuTakesWorkWithTheSameBytes runs). Output under $OUT (or DIR):
-# ab-*.jsonl (scripts/wall-ab.sh), sink.txt (FileSink alone: write() against mapped windows),
+# ab-*.jsonl (scripts/maint/wall-ab.sh), sink.txt (FileSink alone: write() against mapped windows),
 # gpu-tests.log, env.txt.
 #
 #   device-e2e-ab.sh BUNDLE_TAR TARBALL_XZ [--runs N] [--out DIR] [--sinkbench BIN] [--against PARCOMP.xz] [--work DIR]

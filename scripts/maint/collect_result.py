@@ -2,7 +2,7 @@
 """Copy a parcomp-bench JSON (from a GPU machine) into results/<gpu>/<date>-<sha>.json, named from
 its own metadata, with the gpu-check logs beside it (nvidia-smi and the named logs, shortened).
 
-    scripts/collect_result.py BENCH.json CHECK_DIR [LOG ...]
+    scripts/maint/collect_result.py BENCH.json CHECK_DIR [LOG ...]
 """
 import json, sys, shutil, pathlib, datetime
 src, check_dir, extra_logs = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3:]

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Prepares what the jobs of a whole-suite run take to the GPU host (scripts/suite-call.sh): the pinned
+# Prepares what the jobs of a whole-suite run take to the GPU host (scripts/maint/suite-call.sh): the pinned
 # commit built from a clean worktree, its bundle without the test binaries and nvCOMP's library
 # as two archives, and the dataset mirror split in two folders that each fit a call beside them.
 #
-#   scripts/suite-pack.sh --sha SHA --mirror DIR [--worktree DIR] [--arch 90]
+#   scripts/maint/suite-pack.sh --sha SHA --mirror DIR [--worktree DIR] [--arch 90]
 #
 # Writes, under the checkout's .data/ (ignored by git):
 #   s/bench.tar.xz   the bundle of SHA (parcomp-bench, parcomp, the peers, their libraries, the
@@ -14,7 +14,7 @@
 #                    one with m1, on the same machine
 # and prints the sizes against a copy's size limit with the tracked tree.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/scripts/lib.sh"
 sha="" mirror="" worktree="" arch=90
 while [ $# -gt 0 ]; do
@@ -38,7 +38,7 @@ python3 "$worktree/scripts/find_nvcomp.py" --cmake-dir >/dev/null \
 cmake -S "$worktree" -B "$worktree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null
 cmake --build "$worktree/build" --target bundle >/dev/null
 # The bundle carries the programs measured beside parcomp that CMake found here: all of them, or
-# the calls would run parts without their rows (scripts/suite-call.sh refuses such a bundle too).
+# the calls would run parts without their rows (scripts/maint/suite-call.sh refuses such a bundle too).
 missing=$(missing_peers "$worktree/build/bundle")
 [ -z "$missing" ] || { echo "suite-pack: the bundle lacks $missing: apt-get install $missing, then run this again" >&2; exit 2; }
 tmp=$(mktemp -d)

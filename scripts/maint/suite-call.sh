@@ -3,7 +3,7 @@
 # results/experiments.json on one GPU, over as many 10-minute calls as it takes): the benchmarks
 # go through the bundle's run_experiments.py --parts (as gpu-check.sh --parts), each experiment (each dataset of the long ones) its own part.
 #
-#   scripts/suite-call.sh --sha SHA [--bundle DIR] [--mirror DIR ...] [--deadline SECONDS]
+#   scripts/maint/suite-call.sh --sha SHA [--bundle DIR] [--mirror DIR ...] [--deadline SECONDS]
 #                         [--filter REGEX] [--split REGEX] [--hold REGEX] [--drop REGEX --why TEXT]
 #
 # --sha     the pinned commit (10+ hex digits); the bundle must have been built from it, clean.
@@ -19,7 +19,7 @@
 # $OUT/parts.tar: commit it xz-compressed as that parts.tar.xz. Rows skipped for a dataset that is not there run again in a later call; enwik8 (served
 # only by its canonical URL, not by the mirror) may stay skipped. Once every part is there,
 # $OUT/bench.json is the merged run. --deadline (default 500) counts from the benchmarks'
-# start: no part starts that its estimate says would end later (scripts/suite_estimate.py: the
+# start: no part starts that its estimate says would end later (scripts/maint/suite_estimate.py: the
 # parts' seconds measured so far on this GPU or another, a part's rows left by their own times,
 # else results/suite-SHA.estimate.json; $SUITE_ESTIMATE names another file), and
 # one running at the deadline is stopped and runs again; its seconds so far are kept in the parts
@@ -31,7 +31,7 @@
 #           taken out of their parts for good, with --why's reason in the parts as KEY.dropped; the
 #           merge (run_experiments.py --merge-only) lists them in context.parcomp_dropped.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/scripts/lib.sh"  # missing_peers (its die is replaced below)
 out=${OUT:?suite-call: OUT must name the folder whose files come back}
 sha=""
@@ -74,7 +74,7 @@ bench="$dest/bundle/parcomp-bench"
 # Every program the benchmarks measure beside parcomp must be in the bundle (lib.sh's
 # PARCOMP_PEER_PROGRAMS): a part run without one lacks its rows (H200, 26 Nov: pigz).
 missing=$(missing_peers "$dest/bundle")
-[ -z "$missing" ] || die "the bundle lacks $missing: pack it again (scripts/suite-pack.sh) where they are installed (apt-get install $missing)"
+[ -z "$missing" ] || die "the bundle lacks $missing: pack it again (scripts/maint/suite-pack.sh) where they are installed (apt-get install $missing)"
 # A bench process keeps its inputs and the programs' outputs in $TMPDIR/parcomp-tool-PID (the
 # 25-fold tarball alone is 5.2 GB) and, up to 575289d, leaves the folder behind; one stopped at the
 # deadline always does. Five were left on one H200 machine in one day (16 GB after two x25
@@ -167,13 +167,13 @@ for u in rx.plan(bench, regex, [], split):
 json.dump(held, open(held_file, "w"))
 PY
 fi
-# Each part's estimate (scripts/suite_estimate.py): its seconds measured in this run on this GPU,
+# Each part's estimate (scripts/maint/suite_estimate.py): its seconds measured in this run on this GPU,
 # else on another (times how much slower this one has been), else results/suite-SHA.estimate.json's
 # rough ones; for a part with rows left, those rows' share by their own times; at least 1.5 times a
 # stop at a deadline plus 30 s. Made after --hold, for the rows this call will run
 # ($SUITE_ESTIMATE: a file of run_experiments.py's --estimate format instead).
 estimate=(--estimate "${SUITE_ESTIMATE:-$out/estimate.json}")
-[ -n "${SUITE_ESTIMATE:-}" ] || python3 "$root/scripts/suite_estimate.py" "$root" "$sha" "$parts" "$slug" "$dest/bundle" "$bench" \
+[ -n "${SUITE_ESTIMATE:-}" ] || python3 "$root/scripts/maint/suite_estimate.py" "$root" "$sha" "$parts" "$slug" "$dest/bundle" "$bench" \
   "$filter" "$split" >"$out/estimate.json" || die "could not make the parts' estimate"
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"

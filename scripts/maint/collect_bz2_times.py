@@ -4,7 +4,7 @@ per program and input, the runs' wall seconds, their median, GB/s of uncompresse
 fraction of `cat in > out`'s rate on the same input, whether every output matched, and the GPU
 kernels' device times (ncu) and parcomp's --stats.
 
-    scripts/collect_bz2_times.py DIR [--date YYYYMMDD] [--note TEXT] [--checks FILE]
+    scripts/maint/collect_bz2_times.py DIR [--date YYYYMMDD] [--note TEXT] [--checks FILE]
 """
 import argparse
 import csv

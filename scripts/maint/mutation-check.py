@@ -2,7 +2,7 @@
 """Tests that can fail: apply one-line breakages (mutations) one at a time and check that a CPU
 test fails for each (the mutation is "killed"); a mutation that survives is a gap in the tests.
 
-    scripts/mutation-check.py [--build build] [--only SUBSTRING] [--markdown]
+    scripts/maint/mutation-check.py [--build build] [--only SUBSTRING] [--markdown]
 
 Each mutation edits one spot of the source (a string that must occur exactly once), rebuilds what
 it needs, runs the CPU tests (the C++ test binary, or pytest for the Python tools and the parcomp
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -130,9 +130,9 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("bz2 cut_blocks: a run of four counted as four bytes", "codec/bz2.cpp",
              "f(r, std::size_t{0}, len < 4 ? len : std::size_t{5});", "f(r, std::size_t{0}, len <= 4 ? len : std::size_t{5});", "cpu"),
     Mutation("parallel sort: a suffix that is a prefix of another sorts last", "codec/cpu_codec.cpp",
-             "return verdict != 0 ? verdict < 0 : i > j;", "return verdict != 0 ? verdict < 0 : i < j;", "cpu"),
+             "      return verdict != 0 ? verdict < 0 : i > j;", "      return verdict != 0 ? verdict < 0 : i < j;", "cpu"),
     Mutation("parallel sort: eight bytes compared in memory order", "codec/cpu_codec.cpp",
-             "verdict = __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;", "verdict = a < b ? -1 : 1;", "cpu"),
+             "if (a != b) return __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;", "if (a != b) return a < b ? -1 : 1;", "cpu"),
     Mutation("parallel sort: half the buckets outside the sample left unsorted", "codec/cpu_codec.cpp",
              "for_each_block(rest.size(), threads, sort_bucket);", "for_each_block(rest.size() / 2, threads, sort_bucket);", "cpu"),
     Mutation("bz2 writer: the run-length stage's eight-byte step misses runs that start late", "codec/bz2.cpp",
@@ -163,8 +163,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "acc << (31 - pending)", "cpu"),
     Mutation("bz2 GPU: every block walks with block 0's successors", "kernels/bz2/bz2_steps.hpp",
              "s.orig_ptr, i, a.succ + b * slots, a.dist + b * slots);", "s.orig_ptr, i, a.succ, a.dist + b * slots);", "cpu"),
-    Mutation("bz2 CPU reader: a lane's stretch one byte short", "codec/bz2.cpp", "std::min(start[i] + dist[i], n)};",
-             "std::min(start[i] + dist[i] - 1, n)};", "cpu"),
+    Mutation("bz2 CPU reader: a lane's stretch one byte short", "codec/bz2.cpp", "const std::uint32_t end = std::min(start[i] + dist[i], n);",
+             "const std::uint32_t end = std::min(start[i] + dist[i] - 1, n);", "cpu"),
     Mutation("bz2 CPU reader: a lane whose walk ends takes no next walk", "codec/bz2.cpp", "if (!step(lane[l]) || take(lane[l]))",
              "if (!step(lane[l]))", "cpu"),
     Mutation("bz2: least rotation skips bytes equal to the candidate's first", "codec/cpu_codec.cpp",
@@ -209,8 +209,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("engine: each GPU takes the whole batch", "codec/engine_detail.hpp",
              "(o.gpu_batch_blocks + gpus - 1) / gpus);", "(o.gpu_batch_blocks + gpus - 1) / 1);", "cpu"),
     Mutation("engine: may_use_gpus with the formats' rules swapped", "codec/engine.cpp",
-             "  return bz2 ? detail::bz2_may_use_gpus(o) : pcmp_may_use_gpus(o, decompress);",
-             "  return !bz2 ? detail::bz2_may_use_gpus(o) : pcmp_may_use_gpus(o, decompress);", "cpu"),
+             "  return bz2 ? detail::bz2_may_use_gpus(o, decompress) : pcmp_may_use_gpus(o, decompress);",
+             "  return !bz2 ? detail::bz2_may_use_gpus(o, decompress) : pcmp_may_use_gpus(o, decompress);", "cpu"),
     Mutation("engine: kept buffers never replaced by larger ones", "codec/engine_detail.hpp",
              "    if (size_of_(t) > size_of_(*smallest)) {", "    if (false && size_of_(t) > size_of_(*smallest)) {", "cpu"),
     Mutation("bz2 writer: a block's bits copied out one byte short", "codec/bz2.cpp",
@@ -224,19 +224,19 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if split is None or not re.search(split, e):", "if True:", "python"),
     Mutation("run_experiments: --merge-only runs the parts left", "scripts/run_experiments.py",
              "            if a.merge_only:\n                left_over.append(u.key)", "            if False:\n                left_over.append(u.key)", "python"),
-    Mutation("suite-call: a bundle of another commit taken", "scripts/suite-call.sh",
+    Mutation("suite-call: a bundle of another commit taken", "scripts/maint/suite-call.sh",
              '[[ "$built" == "$sha"* ]] || die', "true || die", "python"),
-    Mutation("suite-call: the parts not returned", "scripts/suite-call.sh", "trap pack EXIT\n", "\n", "python"),
-    Mutation("suite-call: held rows not put back", "scripts/suite-call.sh", "pack() { restore; sweep; tar", "pack() { sweep; tar", "python"),
-    Mutation("suite-call: a run merged while rows are held", "scripts/suite-call.sh",
+    Mutation("suite-call: the parts not returned", "scripts/maint/suite-call.sh", "trap pack EXIT\n", "\n", "python"),
+    Mutation("suite-call: held rows not put back", "scripts/maint/suite-call.sh", "pack() { restore; sweep; tar", "pack() { sweep; tar", "python"),
+    Mutation("suite-call: a run merged while rows are held", "scripts/maint/suite-call.sh",
              '  rm -f "$out/bench.json"\n  [ "$rc" -ne 0 ] || rc=3\n', "", "python"),
-    Mutation("suite-call: dropped rows run all the same", "scripts/suite-call.sh",
+    Mutation("suite-call: dropped rows run all the same", "scripts/maint/suite-call.sh",
              "if n not in mine and n not in gone", "if n not in mine", "python"),
-    Mutation("suite_estimate: the rows left estimated by their count", "scripts/suite_estimate.py",
+    Mutation("suite_estimate: the rows left estimated by their count", "scripts/maint/suite_estimate.py",
              "share = rows_share(rows, base, names, todo)", "share = None", "python"),
-    Mutation("suite_estimate: another GPU's seconds taken as this one's", "scripts/suite_estimate.py",
+    Mutation("suite_estimate: another GPU's seconds taken as this one's", "scripts/maint/suite_estimate.py",
              "base = gpus[g].seconds[key] * slower[g]", "base = gpus[g].seconds[key]", "python"),
-    Mutation("suite_estimate: a stop at a deadline forgotten", "scripts/suite_estimate.py",
+    Mutation("suite_estimate: a stop at a deadline forgotten", "scripts/maint/suite_estimate.py",
              "need = max(need or 0.0, 1.5 * mine.stopped[key] + 30)", "pass", "python"),
     Mutation("merge_results: only the first file's dataset records kept", "scripts/merge_results.py",
              '            datasets.setdefault(key, record)', '            datasets.setdefault(key, record) if path is first_path else None', "python"),
@@ -244,7 +244,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "rgb.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(", "rgb.save(", "python"),
     Mutation("run_experiments: the merge forgets the dropped rows", "scripts/run_experiments.py",
              'doc["context"]["parcomp_dropped"] = dropped', "pass", "python"),
-    Mutation("suite-call: a part stopped at the deadline forgotten", "scripts/suite-call.sh",
+    Mutation("suite-call: a part stopped at the deadline forgotten", "scripts/maint/suite-call.sh",
              'f.write_text(f"{max(old, seconds):.0f}\\n")', "pass", "python"),
     Mutation("compare: scaling with bandwidth asks for 90% of its gain", "scripts/compare",
              "if bw > 1.05 and med - 1 >= 0.5 * (bw - 1):", "if bw > 1.05 and med - 1 >= 0.9 * (bw - 1):", "python"),
