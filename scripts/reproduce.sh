@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, prepare data, run the benchmarks one experiment
 # at a time with a progress line after each (time spent, an estimate of what is left), write
-# results/<gpu>/<date>-<sha>.json and regenerate the plots into plots/out/.
+# results/<gpu>/<date>-<time>-<sha>/run.json and regenerate the plots into plots/out/.
 #
 #   scripts/reproduce.sh [--filter REGEX] [--quick] [--fetch] [--with-nvcomp] [--results DIR] [--plots DIR]
 #                        [-- extra parcomp-bench args]
@@ -64,10 +64,10 @@ if [ -z "$gpu" ]; then
   filter="($filter).*cpu\\.|cpu\\..*($filter)"
   gpu="no-gpu-$(hostname -s)"
 fi
-sha=$(git -C "$PARCOMP_ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
+sha=$(git -C "$PARCOMP_ROOT" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
 outdir="$results_root/$gpu"
-out="$outdir/$(date -u +%Y%m%d-%H%M%S)-$sha.json"
-mkdir -p "$outdir"
+out="$outdir/$(date -u +%Y%m%d-%H%M%S)-$sha/run.json"
+mkdir -p "$(dirname "$out")"
 args=()
 [ $quick -eq 1 ] && args+=(--parcomp_max_log2=20 --benchmark_repetitions=1)
 # One experiment at a time, with a progress line after each (scripts/run_experiments.py); the
@@ -77,7 +77,7 @@ earlier=$(python3 - "$outdir" <<'PY'
 import json, sys
 from pathlib import Path
 best = ""
-for p in sorted(Path(sys.argv[1]).glob("*.json")):
+for p in sorted(Path(sys.argv[1]).glob("*/run.json")):
     try:
         if "experiment_seconds" in json.loads(p.read_text()).get("context", {}):
             best = str(p)

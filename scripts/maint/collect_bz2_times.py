@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn a bz2-times.sh folder (from a GPU machine) into results/<gpu>/<date>-<sha>.bz2-times.json:
+"""Turn a bz2-times.sh folder (from a GPU machine) into results/<gpu>/<date>-<sha>/bz2-times.json:
 per program and input, the runs' wall seconds, their median, GB/s of uncompressed data, the
 fraction of `cat in > out`'s rate on the same input, whether every output matched, and the GPU
 kernels' device times (ncu) and parcomp's --stats.
@@ -100,7 +100,7 @@ doc = {
 if a.checks:
     doc["checks"] = pathlib.Path(a.checks).read_text().splitlines()
 slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
-dest = pathlib.Path("results") / slug / f"{a.date}-{commit[:10] or 'unknown'}.bz2-times.json"
+dest = pathlib.Path("results") / slug / f"{a.date}-{commit[:7] or 'unknown'}" / "bz2-times.json"
 dest.parent.mkdir(parents=True, exist_ok=True)
 dest.write_text(json.dumps(doc, indent=1) + "\n")
 print(dest)

@@ -259,7 +259,7 @@ def test_the_first_command_on_a_machine_without_gpu_or_datasets(tmp_path):
                        capture_output=True, text=True, env=env, timeout=3000)
     log = r.stdout[-3000:] + r.stderr[-6000:]
     assert r.returncode == 0, log
-    files = list(results.glob("*/*.json"))
+    files = list(results.glob("*/*/run.json"))
     assert len(files) == 1, log
     doc = json.loads(files[0].read_text())
     rows = {b.get("run_name", b["name"]) for b in doc["benchmarks"]}

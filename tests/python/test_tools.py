@@ -178,7 +178,7 @@ def test_collect_bz2_times(tmp_path):
     r = subprocess.run([sys.executable, ROOT / "scripts" / "maint" / "collect_bz2_times.py", d, "--date", "20990101"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    out = tmp_path / "results" / "nvidia-h200" / "20990101-0123456789.bz2-times.json"
+    out = tmp_path / "results" / "nvidia-h200" / "20990101-0123456" / "bz2-times.json"
     assert r.stdout.strip() == str(out.relative_to(tmp_path))
     doc = json.loads(out.read_text())
     rows = {row["label"]: row for row in doc["rows"]}
