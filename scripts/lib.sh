@@ -6,7 +6,7 @@ PARCOMP_BUILD=${PARCOMP_BUILD:-$PARCOMP_ROOT/build}
 PARCOMP_APT_PACKAGES=(cmake ninja-build g++ clang ccache libbenchmark-dev nlohmann-json3-dev libfmt-dev libgtest-dev libdivsufsort-dev libbz2-dev libzstd-dev lbzip2 pigz pbzip2 zstd bzip2 xz-utils pkg-config python3-pip)
 
 # The programs the benchmarks measure beside parcomp (tool.e2e, bz2.*, codecs.landscape). A device
-# bundle must carry every one (scripts/maint/suite-pack.sh and suite-call.sh check): where one is missing
+# bundle must hold every one (scripts/maint/suite-pack.sh and suite-call.sh check): where one is missing
 # its rows are not always skipped rows to run later (tool.e2e lists gzip, codecs.landscape
 # nothing, where pigz is missing).
 PARCOMP_PEER_PROGRAMS=(lbzip2 bzip2 zstd pigz pbzip2)

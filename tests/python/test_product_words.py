@@ -1,6 +1,6 @@
-"""Product files speak of the product: the README, RESULTS.md, docs, notes, code and comments never
-speak of the environment the project was built in (work sessions, calls of a machine-lending tool,
-its machine kinds and limits, issue numbers given as reasons). Result records under results/<gpu>/
+"""Product files speak of the product: the README, RESULTS.md, docs, notes, code and comments say
+what a thing is, never how the project's own work was organised (the patterns below list the
+phrases, each with what it is a sign of). Result records under results/<gpu>/
 (logs, environment dumps) are measurements, not prose, and are not read."""
 import re
 import subprocess
