@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <deque>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 namespace parcomp::gpu_warmup {
@@ -21,8 +24,46 @@ std::chrono::steady_clock::time_point t0;
 
 double since_start() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 
-// With m held and the count known: a context-making thread for each device of `ids` (all when
-// `all`) that exists and was not started.
+// Contexts are made one device after another on one thread: made at once, each took longer than one
+// alone, and the first GPU waited for the second (docs/tool.md). PARCOMP_GPU_START=together in the
+// environment makes each on a thread of its own instead, for comparison.
+std::deque<int> queue;  // devices waiting for their context
+bool maker_running = false;
+
+bool together() {
+  static const bool t = [] {
+    const char* env = std::getenv("PARCOMP_GPU_START");
+    return env != nullptr && std::string_view(env) == "together";
+  }();
+  return t;
+}
+
+void make_context(int d) {
+  const bool ok = cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess;
+  const std::lock_guard lock(m);
+  for (auto& e : state.devices)
+    if (e.id == d) e = Device{d, true, ok, since_start()};
+}
+
+// The maker thread: the queue's devices one at a time, until it is empty.
+void make_queued() {
+  for (;;) {
+    int d = 0;
+    {
+      const std::lock_guard lock(m);
+      if (queue.empty()) {
+        maker_running = false;
+        return;
+      }
+      d = queue.front();
+      queue.pop_front();
+    }
+    make_context(d);
+  }
+}
+
+// With m held and the count known: a context for each device of `ids` (all when `all`) that exists
+// and was not started.
 void launch_locked(const std::vector<int>& ids, bool all) {
   std::vector<int> todo;
   if (all)
@@ -32,12 +73,15 @@ void launch_locked(const std::vector<int>& ids, bool all) {
   for (const int d : todo) {
     if (d < 0 || d >= state.count || state.find(d) != nullptr) continue;
     state.devices.push_back(Device{d, false, false, 0.0});
-    std::thread([d] {
-      const bool ok = cudaSetDevice(d) == cudaSuccess && cudaFree(nullptr) == cudaSuccess;
-      const std::lock_guard lock(m);
-      for (auto& e : state.devices)
-        if (e.id == d) e = Device{d, true, ok, since_start()};
-    }).detach();
+    if (together()) {
+      std::thread(make_context, d).detach();
+      continue;
+    }
+    queue.push_back(d);
+    if (!maker_running) {
+      maker_running = true;
+      std::thread(make_queued).detach();
+    }
   }
 }
 

@@ -1,11 +1,11 @@
-// CUDA's start-up off the critical path: the driver's initialisation and one context per device
-// (0.2 to 0.35 s on the H200 host, 0.47 s for two on a two-H100 host) run on background threads
-// from the first call on, while the CPU workers already compress. Only the devices asked for get a
-// context (--devices 0 on a two-GPU host makes none on GPU 1), each on its own thread, and each
+// CUDA's start-up off the critical path: the driver's initialisation and one context per device run
+// on a background thread from the first call on, while the CPU workers already work. Only the
+// devices asked for get a context (--devices 0 on a two-GPU host makes none on GPU 1), one after
+// another in the order asked, so that the first is ready as soon as it would be alone; each
 // device's readiness is known on its own, so that a GPU worker joins as soon as its own device is
-// ready; work that ends before then never waits for it. The threads are detached: a program that
-// finishes early leaves with _Exit (the parcomp program does), not by destroying a CUDA runtime
-// that is still starting.
+// ready, and work that ends before then never waits for it. The threads are detached: a program
+// that finishes early leaves with _Exit (the parcomp program does), not by destroying a CUDA
+// runtime that is still starting.
 #pragma once
 
 #include <string>
