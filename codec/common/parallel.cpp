@@ -81,6 +81,9 @@ class Pool {
     for (;;) {
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
+      // A job whose blocks are all taken needs no more helpers: the next one gets them at once.
+      while (!queue_.empty() && queue_.front()->next.load(std::memory_order_relaxed) >= queue_.front()->blocks) queue_.pop_front();
+      if (queue_.empty()) continue;
       Job* j = queue_.front();
       if (--j->wanted == 0) queue_.pop_front();
       ++j->active;
