@@ -7,6 +7,7 @@
 #include "codec/engine.hpp"
 #include "datasets/synthetic.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device.hpp"
 #include "kernels/common/device_buffer.hpp"
 
 #include "common/bz2_blocks.hpp"
@@ -134,8 +135,14 @@ TEST_F(FieldGpu, AGpuThatRunsOutOfMemoryMidJobHandsItsBlocksBack) {
     engine::Options cpu = o;
     cpu.use_gpus = false;
     const Bytes want = run(true, in, cpu, seed).out;
-    // Below what the lanes hold: each new allocation fails (a lane's next buffer, a smaller last batch's).
-    const auto squeeze = [] { device_memory::set_limit(std::max<std::uint64_t>(device_memory::in_use() / 2, 1)); };
+    // Below what the lanes of each GPU hold (the cap is per device): each new allocation fails (a
+    // lane's next buffer, a smaller last batch's).
+    const auto squeeze = [] {
+      std::uint64_t least = 0;
+      for (int d = 0; d < cuda_device_count(); ++d)
+        if (const std::uint64_t held = device_memory::in_use(d); held > 0) least = least == 0 ? held : std::min(least, held);
+      device_memory::set_limit(std::max<std::uint64_t>(least / 2, 1));
+    };
     const Outcome c = run(true, in, o, seed, squeeze);
     device_memory::set_limit(0);
     EXPECT_TRUE(c.out == want);
