@@ -710,6 +710,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   Options o = with_bz2_batches(bz2_workers(options, true, gpu_first, gpu_later), kBz2GpuDecompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
+  // The reader's windows go back here once no candidate holds them, so that the next ones reuse
+  // their pages instead of faulting fresh ones in (a window is 8 MiB and more). Declared before the
+  // job whose candidates hold them.
+  Spares<Bytes> window_spares{32, [](const Bytes& b) { return b.capacity(); }};
   Job<Candidate, Decoded> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
@@ -739,6 +743,19 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     std::optional<ReadAhead> ahead;
     if (o.input_bytes == 0) ahead.emplace(in, std::size_t{1} << 20, 16);
     auto read_in = [&](std::uint8_t* buf, std::size_t n) { return ahead ? ahead->read_full(buf, n) : read_full(in, buf, n); };
+    auto new_window = [&window_spares](std::size_t need) {
+      Bytes* b = new Bytes(window_spares.take(need).value_or(Bytes()));
+      b->clear();
+      b->reserve(need);
+      return std::shared_ptr<Bytes>(b, [&window_spares](Bytes* q) {
+        window_spares.give_back(std::move(*q));
+        delete q;
+      });
+    };
+    // --trace: the reader's parts on a lane of its own ("input"): the next window made ("window"),
+    // the read into it ("read()"), the scan for magics ("scan"), the wait for room ("room").
+    const TraceSteps parts(o.trace, "input");
+    auto part = [&parts](const char* what, double& from, std::uint64_t blocks) { parts.step(what, from, blocks); };
     auto window = std::make_shared<Bytes>(bz2::kHeaderBytes);
     const std::size_t got = read_in(window->data(), bz2::kHeaderBytes);
     window->resize(got);
@@ -762,12 +779,14 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       }
       // The next window: from the earliest byte still needed, plus a read.
       const std::uint64_t keep = std::min(found.empty() ? scan_from / 8 : found.front().bit / 8, scan_from / 8);
-      auto next = std::make_shared<Bytes>();
-      next->reserve(window->size() - (keep - window_byte) + read_size);
+      double at = parts.now();
+      auto next = new_window(window->size() - (keep - window_byte) + read_size);
       next->assign(window->begin() + static_cast<std::ptrdiff_t>(keep - window_byte), window->end());
       const std::size_t had = next->size();
       next->resize(had + read_size);
+      part("window", at, 0);
       const std::size_t r = read_in(next->data() + had, read_size);
+      part("read()", at, 0);
       next->resize(had + r);
       eof = r < read_size;
       read_size = std::min(read_size * 4, kRead);
@@ -778,13 +797,16 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       // With GPUs decoding, the scan must keep up with them: every host thread takes a piece.
       bz2::find_magics(*window, scan_from - base, window->size() * 8, magics, o.use_gpus ? 0u : 1u);
       for (auto& m : magics) found.push_back({m.bit + base, m.end});
+      part("scan", at, magics.size());
       scan_from = std::max(scan_from, end >= 47 ? end - 47 : 0);
       // Hand out what the window holds enough of.
       while (!found.empty()) {
         const bz2::Magic f = found.front();
         if (!f.end) {
           if (!eof && f.bit + bz2::kMaxBlockBits > end) break;
+          at = parts.now();
           if (!job.wait_for_room()) return;
+          part("room", at, 0);
           {
             const std::lock_guard lock(job.m);
             blocks.insert(f.bit);

@@ -600,7 +600,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     unsigned live = 0;               // its lanes still running (under job.m)
     std::string left_why;            // a lane's DeviceMemoryError (under job.m)
     Clock::time_point retry_at{};
-    bool told_busy = false, told_small = false, left = false;
+    bool told_busy = false, told_small = false, left = false, joined = false;
     // After a lane ran out of memory: the share of the free memory the next plans take (halved at
     // each failure, whole again once twice the free memory of that failure is there) and the wait
     // before a rejoin (doubled at each failure, up to 8 s), so that a GPU short of memory never
@@ -669,8 +669,9 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       const std::lock_guard lock(stats_m);
       st.first_gpu_ready_s = since(t0);
     }
-    if (o.trace != nullptr && dv.state == Device::starting)
+    if (o.trace != nullptr && !dv.joined)  // from the job's start of CUDA to the device's first work
       o.trace->add("cuda " + std::to_string(dv.id), "CUDA start-up", cuda_from, o.trace->now(), 0);
+    dv.joined = true;
     note(o, "GPU " + std::to_string(dv.id) + (ready_s >= 0 ? " ready after " + std::to_string(ready_s) + " s of CUDA start-up" : " rejoins") +
                 ": " + std::to_string(plan.lanes) + " lane(s) of " + std::to_string(plan.batch) + " blocks, about " +
                 std::to_string(plan.bytes >> 20) + " MiB of device memory");
