@@ -906,7 +906,7 @@ void find_magics_serial(std::span<const std::uint8_t> in, std::uint64_t from_bit
 void find_magics(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out, unsigned threads) {
   to_bit = std::min<std::uint64_t>(to_bit, in.size() * std::uint64_t{8});
   if (to_bit < from_bit + 48) return;
-  constexpr std::uint64_t kChunkBits = std::uint64_t{8} << 20;  // 1 MiB of starts per piece at least
+  constexpr std::uint64_t kChunkBits = std::uint64_t{2} << 20;  // 256 KiB of starts per piece at least
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const std::uint64_t range = to_bit - from_bit;
   if (threads == 1 || range < 2 * kChunkBits) return find_magics_serial(in, from_bit, to_bit, out);
