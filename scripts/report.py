@@ -26,6 +26,7 @@ import importlib.machinery
 import importlib.util
 import json
 import re
+import statistics
 import sys
 from pathlib import Path
 
@@ -229,6 +230,44 @@ def times_table(root: Path, spec: str) -> list[str]:
     return lines + [""]
 
 
+def runs_table(root: Path, spec: str) -> list[str]:
+    """A `runs: FILE PATTERN` line of a note: the labels of a same-host A/B file
+    (scripts/maint/wall-ab.sh's JSON lines; env.txt beside it names the host and commits) that match
+    PATTERN, each with its median, min and max wall seconds, runs, peak RSS and output check."""
+    path, _, pattern = spec.partition(" ")
+    full = root / path
+    if not full.is_file():
+        raise ReportError(f"runs file {path} does not exist")
+    rx = re.compile(pattern or ".")
+    by_label: dict[str, list[dict]] = {}
+    for line in full.read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            by_label.setdefault(r["label"], []).append(r)
+    env = full.parent / "env.txt"
+    host = []
+    if env.is_file():  # nvidia-smi's name, driver, memory lines; "cores N"; "built from commit ..." lines
+        text = env.read_text().splitlines()
+        gpus = [ln.split(",") for ln in text if ln.startswith("NVIDIA ")]
+        if gpus:
+            host.append(f"{len(gpus)}x {gpus[0][0].strip()} (driver {gpus[0][1].strip()})")
+        host += [ln.strip().replace("cores ", "host cores ") for ln in text if ln.startswith("cores ")]
+        built = [ln.split()[-1][:7] for ln in text if ln.startswith("built from commit")]
+        host += [f"{name} built at {sha}" for name, sha in zip(["parcomp", "parcomp-old"], built)]
+    lines = [f"`{path}`" + (f" ({', '.join(host)})" if host else "") + ":\n",
+             "| run | command | seconds, median [min, max] | runs | peak RSS | exit 0, output checked |", "|---|---|---|---|---|---|"]
+    for label, rs in by_label.items():
+        if not rx.search(label):
+            continue
+        secs = sorted(r["seconds"] for r in rs)
+        ok = all(r["rc"] == 0 for r in rs)
+        checked = {True: "yes", False: "**no**", None: "not compared"}[None if all(r["same_as_ref"] is None for r in rs)
+                                                                     else all(r["same_as_ref"] is True for r in rs)]
+        lines.append(f"| `{label}` | `{rs[0]['command'].replace('|', '&#124;')}` | {statistics.median(secs):.2f} [{secs[0]:.2f}, {secs[-1]:.2f}] | "
+                     f"{len(secs)} | {max(r['max_rss_kb'] for r in rs) / 1e6:.2f} GB | {'yes' if ok else '**no**'}, {checked} |")
+    return lines + [""]
+
+
 def build(root: Path = ROOT) -> str:
     results = root / "results"
     experiments = json.loads((results / "experiments.json").read_text())["experiments"]
@@ -302,15 +341,26 @@ def build(root: Path = ROOT) -> str:
     gpus_note = results / "notes" / "_gpus.md"
     if gpus_note.is_file():
         meta, prose = front_matter(gpus_note.read_text())
-        out.append(resolve(prose, sources, None))
+        # The tables go where the prose says `<!-- tables:compare -->` and `<!-- tables:runs -->` (else after it).
+        tables: dict[str, list[str]] = {"compare": [], "runs": []}
+        for spec in meta.get("runs", []):
+            tables["runs"].extend(runs_table(root, spec))
         for spec in meta.get("compare", []):
             base, other, pattern = spec.split(maxsplit=2)
             a, b = sources.get(base), sources.get(other)
             lines, _ = compare.compare(a, b, re.compile(pattern))
-            out.append(f"`{base}` ({compare.describe(a)}) against `{other}` ({compare.describe(b)}), "
-                       f"benchmarks matching `{pattern}`:\n")
-            out.extend(lines)
-            out.append("")
+            tables["compare"].append(f"`{base}` ({compare.describe(a)}) against `{other}` ({compare.describe(b)}), "
+                                     f"benchmarks matching `{pattern}`:\n")
+            tables["compare"].extend(lines)
+            tables["compare"].append("")
+        text = resolve(prose, sources, None)
+        for kind, lines in tables.items():
+            marker = "<!-- tables:" + kind + " -->"
+            if marker in text:
+                text = text.replace(marker, "\n".join(lines).rstrip())
+            else:
+                text = text.rstrip() + "\n\n" + "\n".join(lines)
+        out.append(text)
     return "\n".join(out).rstrip() + "\n"
 
 

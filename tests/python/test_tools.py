@@ -540,3 +540,27 @@ def test_shard_tests_split_balances_and_keeps_every_test_once(tmp_path):
     r = run(SHARD_TESTS, "split", "--list", tmp_path / "list.txt", "--shards", "2", "--costs", tmp_path / "costs.txt", check=True)
     lines = r.stdout.split()
     assert lines[0] == "Bz2Gpu.MutatedFilesGiveTheCpuReadersVerdicts" and len(lines[1].split(":")) == 4
+
+
+def test_runs_table_gives_median_spread_and_failed_checks(tmp_path):
+    """A `runs:` line of a note: per label of a wall-ab file, the median with min and max, the peak
+    RSS and whether every run exited 0 with its output the same as the reference; env.txt beside
+    it names the GPUs and commits."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import report
+    d = tmp_path / "results" / "gpu" / "run"
+    d.mkdir(parents=True)
+    (d / "env.txt").write_text("date\nNVIDIA H100 80GB HBM3, 580.1, 81559 MiB\nNVIDIA H100 80GB HBM3, 580.1, 81559 MiB\n"
+                               "cores 32\nbuilt from commit abcdef0123\nbuilt from commit 9876543210\n")
+    rows = [("a", 3.0, 0, True), ("a", 1.0, 0, True), ("a", 2.0, 0, True), ("b", 5.0, 0, False), ("b", 4.0, 1, True), ("c", 1.0, 0, None)]
+    (d / "x.jsonl").write_text("".join(json.dumps({"label": l, "run": 1, "seconds": s, "max_rss_kb": 1_500_000, "rc": rc,
+                                                    "output_bytes": 1, "same_as_ref": same, "command": "p | q"}) + "\n"
+                                       for l, s, rc, same in rows))
+    lines = report.runs_table(tmp_path, "results/gpu/run/x.jsonl ^(a|b)$")
+    assert "2x NVIDIA H100 80GB HBM3 (driver 580.1), host cores 32, parcomp built at abcdef0, parcomp-old built at 9876543" in lines[0]
+    a = next(x for x in lines if x.startswith("| `a`"))
+    b = next(x for x in lines if x.startswith("| `b`"))
+    assert "| 2.00 [1.00, 3.00] | 3 | 1.50 GB | yes, yes |" in a
+    assert "| 4.50 [4.00, 5.00] | 2 |" in b and b.endswith("| **no**, **no** |")
+    assert "p &#124; q" in a
+    assert not any(x.startswith("| `c`") for x in lines)

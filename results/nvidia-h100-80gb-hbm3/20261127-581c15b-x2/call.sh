@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Two GPUs at 581c15b (new) against 64601e6 (old): both formats both ways, 20 GB pipes, traces.
+set -u
+S=$(date +%s); left() { echo $(( 560 - ($(date +%s) - S) )); }
+O=$OUT/r; mkdir -p $O /tmp/u
+tar xJf .data/all.tar.xz -C /tmp/u || exit 2
+B=/tmp/u/bundle; export PATH=$B:$PATH LD_LIBRARY_PATH=$B
+W=/dev/shm/w; mkdir -p $W
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1; echo "cores $(nproc)"; parcomp --version | tail -1; parcomp-old --version | tail -1; } > $O/env.txt 2>&1
+xz -T0 -dc .data/mirror/linux-2.6.11.1.tar.xz > $W/l.tar; for k in $(seq 25); do cat $W/l.tar; done > $W/x25
+sha256sum $W/l.tar $W/x25 >> $O/env.txt; cat $O/env.txt
+p="parcomp -q -f"; q="parcomp-old -q -f"
+$p -9 -o $W/x25.bz2 $W/x25; $p --format parcomp -o $W/x25.pcmp $W/x25
+AB="bash scripts/maint/wall-ab.sh --runs 3"
+echo "== bz2 compress ($(left) s left)"
+$AB --ref $W/x25.bz2 --jsonl $O/c.jsonl -- old.1gpu "$q -9 --devices 0 -o {out} $W/x25" old.2gpu "$q -9 -o {out} $W/x25" \
+  new.1gpu "$p -9 --devices 0 -o {out} $W/x25" new.2gpu "$p -9 -o {out} $W/x25" 2>&1 | tail -4
+echo "== bz2 decompress /dev/null ($(left) s left)"
+$AB --jsonl $O/d.jsonl -- old.1gpu "$q -d -c --devices 0 $W/x25.bz2 > /dev/null" old.2gpu "$q -d -c $W/x25.bz2 > /dev/null" \
+  new.1gpu "$p -d -c --devices 0 $W/x25.bz2 > /dev/null" new.2gpu "$p -d -c $W/x25.bz2 > /dev/null" \
+  new.2gpu.bif4096 "$p -d -c --blocks-in-flight 4096 $W/x25.bz2 > /dev/null" 2>&1 | tail -5
+echo "== parcomp format ($(left) s left)"
+$AB --jsonl $O/p.jsonl -- pc.new.1gpu "$p --format parcomp --devices 0 -o {out} $W/x25" pc.new.2gpu "$p --format parcomp -o {out} $W/x25" \
+  pd.new.1gpu "$p -d -c --devices 0 $W/x25.pcmp > /dev/null" pd.new.2gpu "$p -d -c $W/x25.pcmp > /dev/null" 2>&1 | tail -4
+for f in x25.bz2 x25.pcmp; do $p -d -c $W/$f | cmp - $W/x25 && echo "$f new 2gpu round trip ok"; done | tee -a $O/env.txt
+echo "== traces ($(left) s left)"
+for d in "--devices 0" ""; do n=${d:+1}; n=${n:-2}
+  $p -9 -v $d --trace $O/trace-c-${n}gpu.json -o /dev/shm/t.out $W/x25 2>> $O/verbose.txt; $p -d -v $d --trace $O/trace-d-${n}gpu.json -c $W/x25.bz2 2>> $O/verbose.txt > /dev/null; done
+echo "== 20 GB pipes ($(left) s left)"
+X4="cat $W/x25 $W/x25 $W/x25 $W/x25"
+cat $W/x25.bz2 $W/x25.bz2 $W/x25.bz2 $W/x25.bz2 > $W/x100.bz2
+$AB --runs 2 --jsonl $O/pipe.jsonl -- cat.pipe "$X4 | cat > /dev/null" \
+  p100c.1gpu "$X4 | $p -9 -c --devices 0 > {out}" p100c.2gpu "$X4 | $p -9 -c > {out}" \
+  p100d.1gpu "cat $W/x100.bz2 | $p -d -c --devices 0 > /dev/null" p100d.2gpu "cat $W/x100.bz2 | $p -d -c > /dev/null" 2>&1 | tail -5
+echo "x100: $($X4 | sha256sum); pipe -d: $(cat $W/x100.bz2 | $p -d -c | sha256sum)" >> $O/env.txt
+tail -1 $O/env.txt
+gzip -f $O/*.json 2>/dev/null
+tar cf $OUT/x2.tar -C $OUT r
+echo "done ($(left) s left)"
