@@ -363,8 +363,19 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
   for (std::size_t k = 1; k < std::max(1u, plan.lanes); ++k) lanes.emplace_back(run_lane);
   run_lane();
   for (auto& t : lanes) t.join();
+  // The batch readied for lanes that left goes back before the preparer is joined: the preparer may
+  // wait in claim() for blocks that only the writer's progress makes room for, and the writer may
+  // wait for a block of that batch.
+  std::vector<InBlock> readied;
+  {
+    const std::lock_guard lock(hm);
+    gpu_gone = true;
+    if (slot && !slot->items.empty()) readied = std::move(slot->items);
+    slot.reset();
+    hcv.notify_all();
+  }
+  job.give_back(std::move(readied));
   stop_preparer();
-  if (slot && !slot->items.empty()) job.give_back(std::move(slot->items));  // readied for lanes that left
   if (lane_error) return;
   if (blocks_done > 0) {
     const std::lock_guard lock(stats_m);
