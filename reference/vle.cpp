@@ -69,6 +69,51 @@ std::uint64_t vle_encode_into(std::span<const std::uint8_t> in, const CodeTable&
   return bits;
 }
 
+// A serial encoder without a branch on whether a word is full (taken about once in
+// 32 / entropy symbols, so mispredicted most at middle entropies). After each codeword the total
+// bit count says where the stream stands: the last full word and the partial one after it are
+// both written from the 64-bit accumulator (their indices follow from the count, not from a
+// comparison); later codewords rewrite the partial word until it is full. The table is copied
+// first into one word per symbol (code above, length below) that the stores cannot alias.
+std::uint64_t vle_encode_into_branchless(std::span<const std::uint8_t> in, const CodeTable& table, std::span<std::uint32_t> out) {
+  std::array<std::uint64_t, 256> packed;
+  for (int s = 0; s < 256; ++s) packed[static_cast<std::size_t>(s)] = std::uint64_t{table[static_cast<std::size_t>(s)].bits} << 8 | table[static_cast<std::size_t>(s)].length;
+  const std::uint8_t* p = in.data();
+  const std::size_t n = in.size();
+  std::uint64_t acc = 0, bits = 0;
+  std::uint32_t* o = out.data();
+  std::size_t i = 0;
+  const auto add = [&](std::uint8_t s) {
+    const std::uint64_t c = packed[s];
+    const unsigned len = static_cast<unsigned>(c & 0xFF);
+    acc = (acc << len) | (c >> 8);
+    bits += len;
+  };
+  // Until the first word is full there is no full word to write.
+  for (; i < n && bits < 32; ++i) add(p[i]);
+  if (bits >= 32) o[0] = static_cast<std::uint32_t>(acc >> (bits - 32));
+  // Every codeword but the last: the partial word at bits / 32 exists since more bits follow.
+  for (; i + 1 < n; ++i) {
+    add(p[i]);
+    const unsigned r = static_cast<unsigned>(bits & 31);
+    const std::size_t k = static_cast<std::size_t>(bits >> 5);
+    o[k - 1] = static_cast<std::uint32_t>(acc >> r);
+    o[k] = static_cast<std::uint32_t>((acc << 32) >> r);
+  }
+  if (i < n) {
+    add(p[i]);
+    const unsigned r = static_cast<unsigned>(bits & 31);
+    const std::size_t k = static_cast<std::size_t>(bits >> 5);
+    if (k >= 1) o[k - 1] = static_cast<std::uint32_t>(acc >> r);
+    if (r > 0) o[k] = static_cast<std::uint32_t>((acc << 32) >> r);
+  } else if (bits > 0 && bits < 32) {
+    o[0] = static_cast<std::uint32_t>(acc << (32 - bits));
+  } else if ((bits & 31) != 0) {
+    o[bits >> 5] = static_cast<std::uint32_t>((acc << 32) >> (bits & 31));
+  }
+  return bits;
+}
+
 namespace {
 
 // Canonical decoding: per length, the first code and the symbols of that length in order.

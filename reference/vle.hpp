@@ -24,6 +24,10 @@ VleStream vle_encode(std::span<const std::uint8_t> in, const CodeTable& table);
 // vle_encode, which stays the simple oracle (a length pass, then the words). No checks in the
 // loop: every symbol of `in` must have a codeword, as the GPU encoders require too.
 std::uint64_t vle_encode_into(std::span<const std::uint8_t> in, const CodeTable& table, std::span<std::uint32_t> out);
+// The same stream without vle_encode_into's branch on a full word (ours): its speed does not
+// depend on how often words fill (at middle entropies the branch is mispredicted most); two stores
+// a codeword instead.
+std::uint64_t vle_encode_into_branchless(std::span<const std::uint8_t> in, const CodeTable& table, std::span<std::uint32_t> out);
 
 // Decodes `symbols` symbols of a stream written with a canonical table (canonical_codes()).
 // Throws std::invalid_argument on a stream that ends early or holds an unused code.

@@ -109,6 +109,40 @@ TEST(VleReference, RoundTripsFreshSeeds) {
     ASSERT_EQ(vle_encode_into(in, table, out), s.bits);
     ASSERT_TRUE(std::equal(s.words.begin(), s.words.end(), out.begin()));
     ASSERT_EQ(out.back(), 0xDEADBEEFu) << "vle_encode_into wrote past the stream";
+    std::vector<std::uint32_t> out2(s.words.size() + 1, 0xDEADBEEFu);
+    ASSERT_EQ(vle_encode_into_branchless(in, table, out2), s.bits);
+    ASSERT_TRUE(std::equal(s.words.begin(), s.words.end(), out2.begin()));
+    ASSERT_EQ(out2.back(), 0xDEADBEEFu) << "vle_encode_into_branchless wrote past the stream";
+  }
+}
+
+// The branch-free encoder at its edges: empty input, one symbol, streams of fewer than 32 bits,
+// exactly whole words, and codewords of up to 32 bits (words filled by one codeword, two words
+// crossed by none), against the oracle; the word after the stream is never written.
+TEST(VleReference, BranchFreeEncoderAtItsEdges) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto check = [](const std::vector<std::uint8_t>& in, const CodeTable& table) {
+    const auto s = vle_encode(in, table);
+    std::vector<std::uint32_t> out(s.words.size() + 1, 0xDEADBEEFu);
+    ASSERT_EQ(vle_encode_into_branchless(in, table, out), s.bits);
+    ASSERT_TRUE(std::equal(s.words.begin(), s.words.end(), out.begin())) << in.size() << " symbols, " << s.bits << " bits";
+    ASSERT_EQ(out.back(), 0xDEADBEEFu) << "wrote past the stream";
+  };
+  // Lengths 1..32 on symbols 0..31 (a code table need not be a prefix code for the encoder).
+  CodeTable wide{};
+  for (int s = 0; s < 32; ++s) wide[static_cast<std::size_t>(s)] = {static_cast<std::uint32_t>(rng() & ((std::uint64_t{1} << (s + 1)) - 1)), static_cast<std::uint8_t>(s + 1)};
+  check({}, wide);
+  for (int s = 0; s < 32; ++s) check({static_cast<std::uint8_t>(s)}, wide);
+  check({31, 31, 31}, wide);           // whole words, one codeword each
+  check({0, 30}, wide);                // 1 + 31 bits: exactly one word
+  check({15, 15, 0}, wide);            // 33 bits
+  check(std::vector<std::uint8_t>(64, 7), wide);  // all equal: 8 bits each, whole words
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::uint8_t> in(rng() % 300);
+    for (auto& b : in) b = static_cast<std::uint8_t>(rng() % 32);
+    check(in, wide);
   }
 }
 
