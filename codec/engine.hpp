@@ -20,6 +20,7 @@
 #pragma once
 
 #include "container.hpp"
+#include "parcomp/parcomp.hpp"
 
 #include <cstddef>
 #include <algorithm>
@@ -35,52 +36,12 @@
 
 namespace parcomp::engine {
 
-// Where bytes come from and go to (files, pipes, memory).
-class Source {
- public:
-  virtual ~Source() = default;
-  // Up to `max` bytes into buf; 0 only at the end of the input.
-  virtual std::size_t read(std::uint8_t* buf, std::size_t max) = 0;
-  // n bytes into buf, fewer only at the end of the input, on up to `threads` threads where the
-  // source can read pieces at once (parcomp's regular files: one thread read the page cache at
-  // 2.6 GB/s beside .bz2 compression's other threads on the H200 host); by default read() until full.
-  virtual std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) {
-    (void)threads;
-    std::size_t got = 0;
-    while (got < n) {
-      const std::size_t r = read(buf + got, n - got);
-      if (r == 0) break;
-      got += r;
-    }
-    return got;
-  }
-};
-class Sink {
- public:
-  virtual ~Sink() = default;
-  virtual void write(const std::uint8_t* buf, std::size_t n) = 0;
-};
-
-// Memory as a source (a span, read in pieces of any size asked for) and as a sink.
-class SpanSource : public Source {
- public:
-  explicit SpanSource(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
-  std::size_t read(std::uint8_t* buf, std::size_t max) override {
-    const std::size_t n = std::min(max, bytes_.size() - at_);
-    std::copy_n(bytes_.data() + at_, n, buf);
-    at_ += n;
-    return n;
-  }
-
- private:
-  std::span<const std::uint8_t> bytes_;
-  std::size_t at_ = 0;
-};
-class VectorSink : public Sink {
- public:
-  void write(const std::uint8_t* buf, std::size_t n) override { bytes.insert(bytes.end(), buf, buf + n); }
-  std::vector<std::uint8_t> bytes;
-};
+// Where bytes come from and go to (files, pipes, memory): the public API's interfaces
+// (include/parcomp/parcomp.hpp), and its memory source and sink.
+using Source = parcomp::Source;
+using Sink = parcomp::Sink;
+using SpanSource = parcomp::MemorySource;
+using VectorSink = parcomp::VectorSink;
 
 struct Progress {
   std::uint64_t bytes_in = 0, bytes_out = 0;  // read from the source, written to the sink so far

@@ -10,23 +10,11 @@
 
 namespace parcomp {
 
-// Thrown for any failed CUDA runtime call; what() names the call, file, line and CUDA's message.
-class CudaError : public std::runtime_error {
- public:
-  CudaError(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
-  cudaError_t code() const noexcept { return code_; }
-
- private:
-  cudaError_t code_;
-};
-
-// A device allocation that could not be made: the device is out of memory, or the process's
-// limit on it (device_memory::set_limit) is reached. The engine hands such a GPU's work to the
-// CPU workers; anything else from CUDA stops the job.
-class DeviceMemoryError : public CudaError {
- public:
-  using CudaError::CudaError;
-};
+// Thrown for any failed CUDA runtime call (the public GpuError); what() names the call, file, line
+// and CUDA's message. DeviceMemoryError (public too): a device allocation that could not be made
+// (out of memory, or the process's limit on it: device_memory::set_limit). The engine hands such a
+// GPU's work to the CPU workers; anything else from CUDA stops the job.
+using CudaError = GpuError;
 
 // Throws DeviceMemoryError for cudaErrorMemoryAllocation, CudaError otherwise.
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);

@@ -1,0 +1,21 @@
+# The examples built against an installed parcomp (a CTest test): installs BUILD into WORK/prefix,
+# configures and builds SRC/examples there with find_package(parcomp), and runs both programs.
+#   cmake -DBUILD=<build dir> -DSRC=<source dir> -DWORK=<scratch dir> -P cmake/test_installed.cmake
+file(REMOVE_RECURSE ${WORK})
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGV}\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
+foreach(f IN ITEMS include/parcomp/parcomp.hpp include/parcomp/parcomp.h include/parcomp/errors.hpp bin/parcomp share/man/man1/parcomp.1)
+  if(NOT EXISTS ${WORK}/prefix/${f})
+    message(FATAL_ERROR "not installed: ${f}")
+  endif()
+endforeach()
+run(${CMAKE_COMMAND} -S ${SRC}/examples -B ${WORK}/build -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK}/build)
+run(${WORK}/build/parcomp-example-cpp)
+run(${WORK}/build/parcomp-example-c)

@@ -1,0 +1,152 @@
+// parcomp's C++ API: .bz2 (bzip2's format, bzip2 -9's bytes) and the parcomp format, compressed
+// and decompressed on every CPU core and GPU of the host, between a source and a sink of any size
+// with bounded memory. Errors are parcomp::Error and its kinds (parcomp/errors.hpp).
+//
+//   std::vector<std::uint8_t> packed = parcomp::compress(bytes);           // .bz2, level 9
+//   std::vector<std::uint8_t> back = parcomp::decompress(packed);          // .bz2 or parcomp format
+//   parcomp::FdSource in(0);  parcomp::FdSink out(1);
+//   parcomp::Stats st = parcomp::decompress(in, out);                      // a pipe, both ends
+//
+// Calls may run at once from several threads; each call uses every hardware thread and GPU unless
+// its Options say otherwise.
+#pragma once
+
+#include "parcomp/errors.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace parcomp {
+
+// The library's version ("0.3.0") and the commit it was built from.
+const char* version() noexcept;
+
+// Where the input comes from.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // Up to `max` bytes into buf; 0 only at the end of the input. Errors: throw (IoError).
+  virtual std::size_t read(std::uint8_t* buf, std::size_t max) = 0;
+  // n bytes into buf, fewer only at the end; a source that can read pieces at once may use up to
+  // `threads` threads. By default read() until full.
+  virtual std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) {
+    (void)threads;
+    std::size_t got = 0;
+    while (got < n) {
+      const std::size_t r = read(buf + got, n - got);
+      if (r == 0) break;
+      got += r;
+    }
+    return got;
+  }
+};
+// Where the output goes. Errors: throw (IoError).
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void write(const std::uint8_t* buf, std::size_t n) = 0;
+};
+
+// A file descriptor (a file, a pipe, a socket), not closed by these; IoError on a failed call.
+class FdSource : public Source {
+ public:
+  explicit FdSource(int fd) : fd_(fd) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override;
+
+ private:
+  int fd_;
+};
+class FdSink : public Sink {
+ public:
+  explicit FdSink(int fd) : fd_(fd) {}
+  void write(const std::uint8_t* buf, std::size_t n) override;
+
+ private:
+  int fd_;
+};
+// Memory: bytes the caller keeps alive while the call runs, and a growing vector.
+class MemorySource : public Source {
+ public:
+  explicit MemorySource(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    const std::size_t n = max < bytes_.size() - at_ ? max : bytes_.size() - at_;
+    if (n > 0) std::memcpy(buf, bytes_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+
+ private:
+  std::span<const std::uint8_t> bytes_;
+  std::size_t at_ = 0;
+};
+class VectorSink : public Sink {
+ public:
+  void write(const std::uint8_t* buf, std::size_t n) override { bytes.insert(bytes.end(), buf, buf + n); }
+  std::vector<std::uint8_t> bytes;
+};
+// The caller's functions: read returns 0 at the end; either may throw.
+class CallbackSource : public Source {
+ public:
+  explicit CallbackSource(std::function<std::size_t(std::uint8_t*, std::size_t)> read) : read_(std::move(read)) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override { return read_(buf, max); }
+
+ private:
+  std::function<std::size_t(std::uint8_t*, std::size_t)> read_;
+};
+class CallbackSink : public Sink {
+ public:
+  explicit CallbackSink(std::function<void(const std::uint8_t*, std::size_t)> write) : write_(std::move(write)) {}
+  void write(const std::uint8_t* buf, std::size_t n) override { write_(buf, n); }
+
+ private:
+  std::function<void(const std::uint8_t*, std::size_t)> write_;
+};
+
+// The compressed side's format: .bz2, or parcomp's own (the thesis's pipeline; only parcomp reads it).
+enum class Format { bz2, parcomp };
+
+struct Options {
+  Format format = Format::bz2;  // what compress() writes; decompress() reads both
+  int level = 9;                // .bz2: bzip2's 1 .. 9 (blocks of 100k .. 900k)
+  int threads = -1;             // CPU workers: -1 every hardware thread, 0 none (GPUs alone)
+  bool use_gpus = true;         // GPUs where the input is large enough to pay for them
+  bool require_gpu = false;     // the GPUs alone, and an error when none can work (parcomp --gpu)
+  std::vector<int> devices;     // the GPUs to use (empty: every GPU)
+  // The input's size when known (0: unknown, as from a pipe): the GPUs start on large inputs only.
+  std::uint64_t input_size = 0;
+  // Called about 4 times a second with the bytes read and written so far (from a worker thread).
+  std::function<void(std::uint64_t bytes_in, std::uint64_t bytes_out)> on_progress;
+  // What the engine decided (a GPU joined, left, was refused memory), in words.
+  std::function<void(const std::string&)> on_note;
+};
+
+struct Stats {
+  std::uint64_t original_bytes = 0, compressed_bytes = 0;
+  std::uint64_t blocks = 0, gpu_blocks = 0;  // all blocks, and those a GPU did
+  unsigned cpu_workers = 0;
+  std::vector<int> gpus;                     // the GPUs that did work
+  std::uint64_t peak_device_bytes = 0;       // the most this call held on a GPU
+  double seconds = 0;
+  Format format = Format::bz2;               // of the compressed side
+  std::uint64_t streams = 0;                 // .bz2 streams read (pbzip2 writes several)
+  std::uint64_t trailing_bytes = 0;          // after the last .bz2 stream, ignored (as bzip2)
+};
+
+Stats compress(Source& in, Sink& out, const Options& options = {});
+// .bz2 (every bzip2, lbzip2 and pbzip2 file, randomised blocks too) and the parcomp format, told
+// apart by their first bytes. CorruptDataError for damaged input: nothing of a damaged block is
+// written, but the blocks before it may have been.
+Stats decompress(Source& in, Sink& out, const Options& options = {});
+std::vector<std::uint8_t> compress(std::span<const std::uint8_t> bytes, const Options& options = {});
+std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> bytes, const Options& options = {});
+
+// The most device memory this process holds on each GPU (0: no cap; the environment's
+// PARCOMP_GPU_MEMORY_LIMIT by default). Process-wide: it applies to every call at once.
+void set_gpu_memory_limit(std::uint64_t bytes_per_device);
+
+}  // namespace parcomp

@@ -1,0 +1,196 @@
+// The public API (include/parcomp/), through the shared library alone: .bz2 bytes against libbz2
+// (the oracle), the parcomp format's round trip, the error hierarchy, two calls at once in one
+// process, and the C API's codes, buffers, descriptors and callbacks. CPU workers only: these run
+// the same with and without a GPU.
+#include <parcomp/parcomp.h>
+#include <parcomp/parcomp.hpp>
+
+#include "common/libbz2.hpp"
+#include "common/sample_inputs.hpp"
+#include "common/seeds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+using parcomp::testing::fresh_seed;
+
+parcomp::Options cpu(int threads = 2) {
+  parcomp::Options o;
+  o.use_gpus = false;
+  o.threads = threads;
+  return o;
+}
+
+// Inputs of odd sizes, empty, one byte, all equal, text.
+std::vector<Bytes> inputs(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return {Bytes{}, Bytes{'x'}, Bytes(250000 + rng() % 1000, 'a'), parcomp::testing::word_text(1 + rng() % 3000000, seed)};
+}
+
+TEST(Api, Bz2IsLibbz2sBytesAndReadsLibbz2sFiles) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  for (const Bytes& in : inputs(seed)) {
+    for (const int level : {1, 9}) {
+      SCOPED_TRACE(::testing::Message() << in.size() << " bytes, level " << level);
+      parcomp::Options o = cpu();
+      o.level = level;
+      const Bytes ours = parcomp::compress(in, o);
+      EXPECT_TRUE(ours == parcomp::testing::libbz2_compress(in, level));
+      EXPECT_TRUE(parcomp::decompress(ours, cpu()) == in);
+      EXPECT_TRUE(parcomp::decompress(parcomp::testing::libbz2_compress(in, level), cpu(1)) == in);
+    }
+  }
+}
+
+TEST(Api, TheParcompFormatRoundTripsThroughSourcesAndSinks) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = parcomp::testing::word_text(2000000 + seed % 1000, seed);
+  parcomp::Options o = cpu();
+  o.format = parcomp::Format::parcomp;
+  parcomp::MemorySource src(in);
+  parcomp::VectorSink packed;
+  const parcomp::Stats st = parcomp::compress(src, packed, o);
+  EXPECT_EQ(st.original_bytes, in.size());
+  EXPECT_EQ(st.compressed_bytes, packed.bytes.size());
+  EXPECT_EQ(st.format, parcomp::Format::parcomp);
+  std::size_t at = 0;  // a source that gives at most 777 bytes a call
+  parcomp::CallbackSource pieces([&](std::uint8_t* buf, std::size_t max) {
+    const std::size_t n = std::min({max, std::size_t{777}, packed.bytes.size() - at});
+    std::memcpy(buf, packed.bytes.data() + at, n);
+    at += n;
+    return n;
+  });
+  Bytes back;
+  parcomp::CallbackSink collect([&](const std::uint8_t* buf, std::size_t n) { back.insert(back.end(), buf, buf + n); });
+  EXPECT_EQ(parcomp::decompress(pieces, collect, cpu()).format, parcomp::Format::parcomp);
+  EXPECT_TRUE(back == in);
+}
+
+TEST(Api, ErrorsAreOneHierarchy) {
+  const Bytes in = parcomp::testing::word_text(300000, 1);
+  Bytes damaged = parcomp::compress(in, cpu());
+  damaged[damaged.size() / 2] ^= 0x10;
+  EXPECT_THROW(parcomp::decompress(damaged, cpu()), parcomp::CorruptDataError);
+  EXPECT_THROW(parcomp::decompress(Bytes{'n', 'o', 't'}, cpu()), parcomp::CorruptDataError);
+  parcomp::Options bad = cpu();
+  bad.level = 0;
+  EXPECT_THROW(parcomp::compress(in, bad), parcomp::ContractError);
+  parcomp::MemorySource src(in);
+  parcomp::CallbackSink full([](const std::uint8_t*, std::size_t) { throw parcomp::IoError("no space left"); });
+  EXPECT_THROW(parcomp::compress(src, full, cpu()), parcomp::IoError);
+  try {
+    parcomp::decompress(damaged, cpu());
+  } catch (const parcomp::Error& e) {  // every kind is a parcomp::Error
+    EXPECT_NE(std::string(e.what()).find("CRC"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(std::string(parcomp::version()).find("0."), std::string::npos);
+}
+
+// Two calls at once in one process, each on its own threads, give each its own bytes.
+TEST(Api, TwoCompressionsAtOnce) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes a = parcomp::testing::word_text(2500000, seed), b = parcomp::testing::word_text(1800000, seed + 1);
+  Bytes pa, pb;
+  std::thread t([&] { pa = parcomp::compress(a, cpu(2)); });
+  pb = parcomp::compress(b, cpu(2));
+  t.join();
+  EXPECT_TRUE(pa == parcomp::testing::libbz2_compress(a, 9));
+  EXPECT_TRUE(pb == parcomp::testing::libbz2_compress(b, 9));
+}
+
+TEST(CApi, BuffersCodesAndMessages) {
+  const Bytes in = parcomp::testing::word_text(1200000 + fresh_seed() % 999, 3);
+  parcomp_options o;
+  parcomp_options_init(&o);
+  o.use_gpus = 0;
+  o.threads = 2;
+  void* packed = nullptr;
+  std::size_t packed_size = 0;
+  ASSERT_EQ(parcomp_compress_buffer(in.data(), in.size(), &packed, &packed_size, &o), PARCOMP_OK) << parcomp_last_error();
+  EXPECT_STREQ(parcomp_last_error(), "");
+  const Bytes ours(static_cast<std::uint8_t*>(packed), static_cast<std::uint8_t*>(packed) + packed_size);
+  EXPECT_TRUE(ours == parcomp::testing::libbz2_compress(in, 9));
+  void* back = nullptr;
+  std::size_t back_size = 0;
+  ASSERT_EQ(parcomp_decompress_buffer(packed, packed_size, &back, &back_size, &o), PARCOMP_OK);
+  EXPECT_EQ(back_size, in.size());
+  EXPECT_EQ(std::memcmp(back, in.data(), in.size()), 0);
+  parcomp_free(back);
+  static_cast<std::uint8_t*>(packed)[packed_size / 2] ^= 0x40;
+  EXPECT_EQ(parcomp_decompress_buffer(packed, packed_size, &back, &back_size, &o), PARCOMP_ERROR_DATA);
+  EXPECT_STRNE(parcomp_last_error(), "");
+  EXPECT_EQ(back, nullptr);
+  parcomp_free(packed);
+  EXPECT_EQ(parcomp_compress_buffer(in.data(), in.size(), nullptr, &packed_size, &o), PARCOMP_ERROR_USAGE);
+  o.level = 10;
+  EXPECT_EQ(parcomp_compress_buffer(in.data(), in.size(), &packed, &packed_size, &o), PARCOMP_ERROR_USAGE);
+  o.level = 9;
+  o.format = 7;
+  EXPECT_EQ(parcomp_compress_buffer(in.data(), in.size(), &packed, &packed_size, &o), PARCOMP_ERROR_USAGE);
+  void* empty = nullptr;  // an empty input is a valid .bz2 stream both ways
+  std::size_t empty_size = 1;
+  ASSERT_EQ(parcomp_compress_buffer(nullptr, 0, &empty, &empty_size, nullptr), PARCOMP_OK);
+  EXPECT_EQ(empty_size, 14u);
+  parcomp_free(empty);
+}
+
+TEST(CApi, DescriptorsAndCallbacks) {
+  const Bytes in = parcomp::testing::word_text(700000, 4);
+  parcomp_options o;
+  parcomp_options_init(&o);
+  o.use_gpus = 0;
+  std::FILE* src = std::tmpfile();
+  std::FILE* dst = std::tmpfile();
+  ASSERT_TRUE(src != nullptr && dst != nullptr);
+  ASSERT_EQ(std::fwrite(in.data(), 1, in.size(), src), in.size());
+  std::fflush(src);
+  std::rewind(src);
+  ASSERT_EQ(parcomp_compress_fd(fileno(src), fileno(dst), &o), PARCOMP_OK) << parcomp_last_error();
+  std::rewind(dst);
+  Bytes packed(1 << 22);
+  packed.resize(std::fread(packed.data(), 1, packed.size(), dst));
+  EXPECT_TRUE(packed == parcomp::testing::libbz2_compress(in, 9));
+  std::fclose(src);
+  std::fclose(dst);
+  std::FILE* sink = std::fopen("/dev/null", "wb");
+  ASSERT_NE(sink, nullptr);
+  EXPECT_EQ(parcomp_compress_fd(-1, fileno(sink), &o), PARCOMP_ERROR_IO);  // a descriptor that is not open
+  std::fclose(sink);
+
+  struct Reader {
+    const Bytes* bytes;
+    std::size_t at;
+  } r{&packed, 0};
+  Bytes back;
+  const auto read = [](void* user, void* buf, std::size_t max) -> long long {
+    auto* rd = static_cast<Reader*>(user);
+    const std::size_t n = std::min(max, rd->bytes->size() - rd->at);
+    std::memcpy(buf, rd->bytes->data() + rd->at, n);
+    rd->at += n;
+    return static_cast<long long>(n);
+  };
+  const auto write = [](void* user, const void* buf, std::size_t n) -> int {
+    auto* out = static_cast<Bytes*>(user);
+    out->insert(out->end(), static_cast<const std::uint8_t*>(buf), static_cast<const std::uint8_t*>(buf) + n);
+    return 0;
+  };
+  ASSERT_EQ(parcomp_decompress_stream(read, &r, write, &back, &o), PARCOMP_OK) << parcomp_last_error();
+  EXPECT_TRUE(back == in);
+  r.at = 0;
+  const auto refuse = [](void*, const void*, std::size_t) -> int { return -1; };
+  EXPECT_EQ(parcomp_decompress_stream(read, &r, refuse, nullptr, &o), PARCOMP_ERROR_IO);
+  EXPECT_STRNE(parcomp_last_error(), "");
+}
+
+}  // namespace
