@@ -30,7 +30,7 @@ if ! command -v "$CLANGXX" >/dev/null 2>&1 ||
   exit 0
 fi
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I"$PARCOMP_ROOT" -I"$PARCOMP_ROOT/tests")
+       -I"$PARCOMP_ROOT" -I"$PARCOMP_ROOT/include" -I"$PARCOMP_ROOT/tests")
 lib=(codec/bz2.cpp codec/common/crc32.cpp codec/common/codes.cpp codec/common/parallel.cpp)
 cd "$PARCOMP_ROOT"
 say "fuzz: building with $CLANGXX"
