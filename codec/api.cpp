@@ -3,6 +3,7 @@
 #include "parcomp/parcomp.hpp"
 
 #include "engine.hpp"
+#include "gpu_warmup.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/nvtx.hpp"
 
@@ -81,8 +82,13 @@ Stats public_stats(const engine::Stats& s) {
 
 // The engine's errors as the public ones: parcomp::Error passes; the system's I/O errors become
 // IoError; the standard library's argument errors ContractError.
+// Every call waits for CUDA's start-up, where it began one, before it returns (gpu_warmup::wait):
+// a program may then end at once.
 template <typename F>
 Stats guarded(F&& f) {
+  struct AfterCuda {
+    ~AfterCuda() { gpu_warmup::wait(); }
+  } after_cuda;
   try {
     return public_stats(f());
   } catch (const Error&) {

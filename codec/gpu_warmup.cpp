@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
@@ -17,6 +18,7 @@ namespace parcomp::gpu_warmup {
 namespace {
 
 std::mutex m;
+std::condition_variable changed;  // a device done, the count known, the maker idle
 bool started = false, all_asked = false;
 std::vector<int> asked;  // devices asked for before the count was known
 State state;
@@ -29,6 +31,7 @@ double since_start() { return std::chrono::duration<double>(std::chrono::steady_
 // environment makes each on a thread of its own instead, for comparison.
 std::deque<int> queue;  // devices waiting for their context
 bool maker_running = false;
+unsigned at_once = 0;  // PARCOMP_GPU_START=together: threads still making a context
 
 bool together() {
   static const bool t = [] {
@@ -43,6 +46,7 @@ void make_context(int d) {
   const std::lock_guard lock(m);
   for (auto& e : state.devices)
     if (e.id == d) e = Device{d, true, ok, since_start()};
+  changed.notify_all();
 }
 
 // The maker thread: the queue's devices one at a time, until it is empty.
@@ -53,6 +57,7 @@ void make_queued() {
       const std::lock_guard lock(m);
       if (queue.empty()) {
         maker_running = false;
+        changed.notify_all();
         return;
       }
       d = queue.front();
@@ -74,7 +79,13 @@ void launch_locked(const std::vector<int>& ids, bool all) {
     if (d < 0 || d >= state.count || state.find(d) != nullptr) continue;
     state.devices.push_back(Device{d, false, false, 0.0});
     if (together()) {
-      std::thread(make_context, d).detach();
+      ++at_once;
+      std::thread([d] {
+        make_context(d);
+        const std::lock_guard lock(m);
+        --at_once;
+        changed.notify_all();
+      }).detach();
       continue;
     }
     queue.push_back(d);
@@ -94,6 +105,7 @@ void count_devices() {
   state.counted = true;
   launch_locked(asked, all_asked);
   asked.clear();
+  changed.notify_all();
 }
 
 }  // namespace
@@ -121,6 +133,15 @@ void start(const std::vector<int>& devices) {
 State poll() {
   const std::lock_guard lock(m);
   return state;
+}
+
+void wait() {
+  std::unique_lock lock(m);
+  if (!started) return;
+  changed.wait(lock, [] {
+    if (!state.counted || maker_running || at_once > 0) return false;
+    return std::all_of(state.devices.begin(), state.devices.end(), [](const Device& e) { return e.done; });
+  });
 }
 
 }  // namespace parcomp::gpu_warmup

@@ -4,8 +4,8 @@
 // another in the order asked, so that the first is ready as soon as it would be alone; each
 // device's readiness is known on its own, so that a GPU worker joins as soon as its own device is
 // ready, and work that ends before then never waits for it. The threads are detached: a program
-// that finishes early leaves with _Exit (the parcomp program does), not by destroying a CUDA
-// runtime that is still starting.
+// that finishes early either leaves with _Exit (the parcomp program does) or waits for them
+// (wait(): the library does), never destroying a CUDA runtime that is still starting.
 #pragma once
 
 #include <string>
@@ -34,5 +34,9 @@ struct State {
 };
 // The state now (non-blocking).
 State poll();
+// Returns once the warm-up has nothing left to do: the devices counted and every context asked for
+// made (or failed), its threads done with CUDA. The library's calls wait for it before they
+// return, so that a program may end as soon as they do; nothing to wait for when CUDA was not started.
+void wait();
 
 }  // namespace parcomp::gpu_warmup

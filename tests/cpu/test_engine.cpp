@@ -5,6 +5,7 @@
 #include "codec/common/errors.hpp"
 #include "codec/cpu_codec.hpp"
 #include "codec/engine.hpp"
+#include "codec/gpu_warmup.hpp"
 #include "codec/engine_detail.hpp"
 #include "codec/stream_format.hpp"
 #include "datasets/synthetic.hpp"
@@ -706,4 +707,15 @@ TEST(Engine, ReadAheadGivesTheSourcesBytesInOrderAndThenItsError) {
   // Destroyed while its thread waits for room: it stops.
   MemSource big(in, seed);
   { engine::detail::ReadAhead idle(big, 1024, 2); }
+}
+
+// gpu_warmup::wait() returns only once the devices are counted and every context asked for is
+// made or failed (without a GPU: counted, none), so that a library call may return and its
+// program end at once.
+TEST(GpuWarmup, WaitReturnsOnceTheWarmUpIsDone) {
+  parcomp::gpu_warmup::start({});
+  parcomp::gpu_warmup::wait();
+  const parcomp::gpu_warmup::State w = parcomp::gpu_warmup::poll();
+  EXPECT_TRUE(w.counted);
+  for (const auto& d : w.devices) EXPECT_TRUE(d.done) << "device " << d.id;
 }
