@@ -1,5 +1,5 @@
 // The bzip2 stream format (.bz2), as bzip2 1.0.8 writes and reads it: the rules shared by the
-// one-core reference writer (reference/bz2.hpp), the CPU codec's workers and the GPU pipeline.
+// tests' one-core writer (tests/common/bz2_writer.hpp), the CPU codec's workers and the GPU pipeline.
 // libbz2 is the oracle: the writer's output is byte-identical to `bzip2 -1..-9`'s.
 //
 // A stream: "BZh" and the level '1'..'9'; blocks; the end marker. Bit-packed MSB first, blocks not

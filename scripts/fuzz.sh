@@ -35,7 +35,7 @@ lib=(codec/bz2.cpp codec/common/crc32.cpp codec/common/codes.cpp codec/common/pa
 cd "$PARCOMP_ROOT"
 say "fuzz: building with $CLANGXX"
 "$CLANGXX" "${flags[@]}" tests/fuzz/fuzz_bz2_read.cpp "${lib[@]}" -lbz2 -o "$dir/fuzz_bz2_read" &
-"$CLANGXX" "${flags[@]}" tests/fuzz/fuzz_bz2_write.cpp reference/bz2.cpp reference/bwt.cpp "${lib[@]}" -ldivsufsort -lbz2 -o "$dir/fuzz_bz2_write" &
+"$CLANGXX" "${flags[@]}" tests/fuzz/fuzz_bz2_write.cpp tests/common/bz2_writer.cpp reference/bwt.cpp "${lib[@]}" -ldivsufsort -lbz2 -o "$dir/fuzz_bz2_write" &
 wait %1 && wait %2 || die "fuzz: build failed"
 
 # Seeds: real files, so that the fuzzer starts inside the format.

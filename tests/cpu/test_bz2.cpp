@@ -1,5 +1,5 @@
 // The .bz2 format (codec/bz2.hpp) against libbz2, its own library: the one-core writer
-// (reference/bz2.hpp) writes the bytes bzip2's program writes at every level (libbz2 fed as the
+// (tests/common/bz2_writer.hpp) writes the bytes bzip2's program writes at every level (libbz2 fed as the
 // program feeds it, and the installed bzip2 program itself), periodic blocks differing in origPtr
 // alone; the reader gives back libbz2's output at every level, several streams, and files the other
 // bzip2 programs wrote (lbzip2, pbzip2, where installed); and on damaged files it agrees with
@@ -9,7 +9,7 @@
 #include "codec/engine.hpp"
 #include "codec/common/errors.hpp"
 #include "datasets/synthetic.hpp"
-#include "reference/bz2.hpp"
+#include "common/bz2_writer.hpp"
 
 #include "common/bz2_blocks.hpp"
 #include "common/libbz2.hpp"
@@ -259,7 +259,7 @@ TEST(Bz2, WriterIsByteIdenticalToLibbz2) {
   for (const auto& [label, in] : inputs(seed)) {
     for (const int level : {1, 2, 9}) {
       SCOPED_TRACE(::testing::Message() << label << " n " << in.size() << " level " << level);
-      const Bytes ours = reference::bz2_compress(in, level);
+      const Bytes ours = parcomp::testing::bz2_compress(in, level);
       const Bytes theirs = libbz2_compress(in, level);
       ASSERT_EQ(ours.size(), theirs.size());
       ASSERT_TRUE(ours == theirs) << "first difference at byte "
@@ -317,7 +317,7 @@ TEST(Bz2, BlocksCutAsBzip2sProgramCutsThem) {
   for (const std::size_t n : {std::size_t{99981}, std::size_t{99982}, std::size_t{99983}, std::size_t{199963}, std::size_t{199964}}) {
     const Bytes in = run_free(n, seed);
     SCOPED_TRACE(::testing::Message() << "n " << n << " seed " << seed);
-    const Bytes ours = reference::bz2_compress(in, 1);
+    const Bytes ours = parcomp::testing::bz2_compress(in, 1);
     ASSERT_TRUE(ours == libbz2_compress(in, 1));
   }
   const Bytes in = run_free(99982, seed);
@@ -329,7 +329,7 @@ TEST(Bz2, BlocksCutAsBzip2sProgramCutsThem) {
   std::fill(with_run.begin() + 99979, with_run.begin() + 99990, std::uint8_t{'r'});
   const std::size_t cut = bz2::cut_block(with_run, 1, false);
   EXPECT_LE(cut, 99979u);
-  EXPECT_TRUE(reference::bz2_compress(with_run, 1) == libbz2_compress(with_run, 1));
+  EXPECT_TRUE(parcomp::testing::bz2_compress(with_run, 1) == libbz2_compress(with_run, 1));
 }
 
 // bzip2's block cut, one byte at a time (the lines of cut_block without its eight-byte steps).
@@ -542,7 +542,7 @@ TEST(Bz2, PeriodicBlocksDifferInOrigPtrAlone) {
   for (const auto& [label, in] : std::vector<std::pair<std::string, Bytes>>{{"ab", periodic(65536, "ab")}, {"abc", periodic(300003, "abc")},
                                                                             {"one period", periodic(5000, "0123456789")}}) {
     SCOPED_TRACE(label);
-    const Bytes ours = reference::bz2_compress(in, 1);
+    const Bytes ours = parcomp::testing::bz2_compress(in, 1);
     const Bytes theirs = libbz2_compress(in, 1);
     EXPECT_TRUE(ours == theirs || differ_in_orig_ptr_only(ours, theirs));
     EXPECT_EQ(libbz2_decompress(ours, in.size()), in);
@@ -663,7 +663,7 @@ TEST(Bz2, OtherProgramsInterchange) {
     SCOPED_TRACE(::testing::Message() << name << " seed " << seed);
     const Bytes theirs = run_program(exe + " " + compress, in);
     EXPECT_EQ(bz2::decompress(theirs), in);
-    const Bytes ours = reference::bz2_compress(in, 9);
+    const Bytes ours = parcomp::testing::bz2_compress(in, 9);
     EXPECT_EQ(run_program(exe + " " + decompress, ours), in);
     if (std::string(name) == "bzip2") {
       EXPECT_TRUE(ours == theirs) << "bzip2 -9 wrote other bytes";
@@ -777,7 +777,7 @@ TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
     for (const int level : {1, 9}) {
       // libbz2's bytes; where a block is periodic (the long runs), the one-core writer's: the
       // order of equal rotations is ours there, and origPtr alone differs from libbz2's.
-      const Bytes theirs = libbz2_compress(in, level), reference = reference::bz2_compress(in, level);
+      const Bytes theirs = libbz2_compress(in, level), reference = parcomp::testing::bz2_compress(in, level);
       ASSERT_TRUE(reference == theirs || differ_in_orig_ptr_only(reference, theirs)) << label;
       for (const int threads : {1, 3, 8}) {
         SCOPED_TRACE(::testing::Message() << label << " n " << in.size() << " level " << level << " threads " << threads);
@@ -805,7 +805,7 @@ TEST(Bz2Engine, LargeInputsGoToTheGpusOrElseToEveryCore) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   const Bytes in = word_text(parcomp::testing::sized(2'500'003, 700'001), seed);
-  const Bytes reference = reference::bz2_compress(in, 1);
+  const Bytes reference = parcomp::testing::bz2_compress(in, 1);
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   for (const bool large : {true, false}) {
     for (const bool known : {true, false}) {

@@ -1,9 +1,9 @@
-// libFuzzer target: the one-core .bz2 writer (reference::bz2_compress) against libbz2 on any
+// libFuzzer target: the one-core .bz2 writer (testing::bz2_compress) against libbz2 on any
 // bytes, at the level the first byte picks: libbz2 reads the file back to the input, and the bytes
 // are libbz2's, except that a periodic block (a rotation equal to another) may differ in origPtr
 // alone, where the sizes still agree. Built and run by scripts/fuzz.sh.
 #include "codec/bz2.hpp"
-#include "reference/bz2.hpp"
+#include "common/bz2_writer.hpp"
 
 #include "common/libbz2.hpp"
 
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const int level = 1 + data[0] % 9;
   const std::span<const std::uint8_t> in(data + 1, size - 1);
-  const std::vector<std::uint8_t> ours = parcomp::reference::bz2_compress(in, level);
+  const std::vector<std::uint8_t> ours = parcomp::testing::bz2_compress(in, level);
   const std::optional<std::vector<std::uint8_t>> back = parcomp::testing::libbz2_decompress(ours, in.size());
   if (!back || !std::equal(back->begin(), back->end(), in.begin(), in.end())) disagree("libbz2 does not read the input back");
   const std::vector<std::uint8_t> theirs = parcomp::testing::libbz2_compress(in, level);

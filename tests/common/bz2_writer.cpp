@@ -1,9 +1,9 @@
-#include "bz2.hpp"
+#include "bz2_writer.hpp"
 
-#include "bwt.hpp"
 #include "codec/bz2.hpp"
+#include "reference/bwt.hpp"
 
-namespace parcomp::reference {
+namespace parcomp::testing {
 
 std::vector<std::uint8_t> bz2_compress(std::span<const std::uint8_t> in, int level, const int* random_numbers) {
   bz2::StreamWriter stream(level);
@@ -26,7 +26,7 @@ std::vector<std::uint8_t> bz2_compress(std::span<const std::uint8_t> in, int lev
         if (to_go == 1) b ^= 1;
       }
     }
-    const RotationBwt t = bwt_rotations(rle);
+    const reference::RotationBwt t = reference::bwt_rotations(rle);
     bz2::encode_block(t.last, t.primary, bz2::block_crc(block), bits, scratch);
     if (random_numbers != nullptr) bits.bytes[10] |= 0x80;  // after the 48-bit magic and 32-bit CRC: "randomised"
     stream.add(bits, out);
@@ -36,4 +36,4 @@ std::vector<std::uint8_t> bz2_compress(std::span<const std::uint8_t> in, int lev
   return out;
 }
 
-}  // namespace parcomp::reference
+}  // namespace parcomp::testing
