@@ -23,7 +23,7 @@
 #include "codec/bz2.hpp"
 #include "codec/bz2_gpu.hpp"
 #include "codec/engine.hpp"
-#include "codec/common/parallel.hpp"
+#include "core/parallel.hpp"
 #include "common/gpu_timing.hpp"
 #include "common/harness.hpp"
 #include "common/inputs.hpp"

@@ -7,7 +7,7 @@
 #include "common/gpu_timing.hpp"
 #include "common/harness.hpp"
 #include "common/inputs.hpp"
-#include "codec/common/bz2_encode.hpp"
+#include "core/bz2_encode.hpp"
 #include "datasets/dataset.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/mtf/mtf.hpp"

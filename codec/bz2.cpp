@@ -2,7 +2,7 @@
 // bzlib.c and decompress.c (read, not copied), so that the bytes written are bzip2's.
 #include "bz2.hpp"
 
-#include "codec/common/parallel.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>

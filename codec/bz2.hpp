@@ -20,12 +20,12 @@
 // digits (bijective base 2), other values v as v + 1, and EOB (used bytes + 1).
 #pragma once
 
-#include "codec/common/bits.hpp"
-#include "codec/common/default_init.hpp"
-#include "codec/common/bz2_block.hpp"   // the format's constants, a block's symbols and inverse BWT (host and device)
-#include "codec/common/bz2_encode.hpp"  // a block's bits from its BWT, bzip2's Huffman lengths (host and device)
-#include "codec/common/errors.hpp"
-#include "codec/common/huge_pages.hpp"
+#include "core/bits.hpp"
+#include "core/default_init.hpp"
+#include "core/bz2_block.hpp"   // the format's constants, a block's symbols and inverse BWT (host and device)
+#include "core/bz2_encode.hpp"  // a block's bits from its BWT, bzip2's Huffman lengths (host and device)
+#include "core/errors.hpp"
+#include "core/huge_pages.hpp"
 
 #include <array>
 #include <cstddef>
@@ -68,7 +68,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
 
 // The stage on one block's input (runs are never split across blocks): appends to `out`,
 // returns the bytes appended.
-template <typename Bytes>  // std::vector<std::uint8_t> or RawBytes (codec/common/default_init.hpp: not zeroed as it grows)
+template <typename Bytes>  // std::vector<std::uint8_t> or RawBytes (core/default_init.hpp: not zeroed as it grows)
 std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out);
 extern template std::size_t rle1_encode(std::span<const std::uint8_t>, std::vector<std::uint8_t>&);
 extern template std::size_t rle1_encode(std::span<const std::uint8_t>, RawBytes&);
@@ -144,7 +144,7 @@ struct Where {
   std::string text() const;
 };
 
-// The ruler ranking's arrays (codec/common/bz2_block.hpp), one slot per ruler.
+// The ruler ranking's arrays (core/bz2_block.hpp), one slot per ruler.
 struct RulerScratch {
   std::vector<std::uint32_t> succ, dist, start, resume;
   std::vector<std::uint8_t, HugePageAllocator<std::uint8_t>> kept;  // kRulerKept bytes a slot (not zeroed)

@@ -1,7 +1,7 @@
 // .bz2 blocks decoded on a GPU, host side. See bz2_gpu.hpp.
 #include "bz2_gpu.hpp"
 
-#include "codec/common/parallel.hpp"
+#include "core/parallel.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/nvtx.hpp"
 

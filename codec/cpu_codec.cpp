@@ -1,13 +1,13 @@
 // The CPU codec. See cpu_codec.hpp.
 #include "cpu_codec.hpp"
 
-#include "codec/common/bits.hpp"
-#include "codec/common/codes.hpp"
-#include "codec/common/crc32.hpp"
-#include "codec/common/errors.hpp"
-#include "codec/common/huge_pages.hpp"
-#include "codec/common/parallel.hpp"
-#include "codec/common/stages.hpp"
+#include "core/bits.hpp"
+#include "core/codes.hpp"
+#include "core/crc32.hpp"
+#include "core/errors.hpp"
+#include "core/huge_pages.hpp"
+#include "core/parallel.hpp"
+#include "core/stages.hpp"
 
 #include <divsufsort.h>
 
@@ -27,12 +27,12 @@ using pipeline::BlockEntry;
 using pipeline::Config;
 
 struct Workspace::Buffers {
-  // The large ones on huge pages (codec/common/huge_pages.hpp).
+  // The large ones on huge pages (core/huge_pages.hpp).
   template <typename T>
   using Huge = std::vector<T, HugePageAllocator<T>>;
   Huge<std::int32_t> sa;
   Huge<std::uint8_t> text, last;
-  RawBytes moved, symbols, selectors;  // grown without zeroing (codec/common/default_init.hpp)
+  RawBytes moved, symbols, selectors;  // grown without zeroing (core/default_init.hpp)
   std::vector<std::uint8_t> marks;
   Huge<std::uint32_t> words, tt;
   std::vector<std::uint64_t> index;

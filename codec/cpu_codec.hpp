@@ -22,7 +22,7 @@
 #pragma once
 
 #include "bz2.hpp"
-#include "container.hpp"
+#include "core/container.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,8 +2,8 @@
 #include "engine.hpp"
 #include "engine_detail.hpp"
 
-#include "codec/common/crc32.hpp"
-#include "codec/common/errors.hpp"
+#include "core/crc32.hpp"
+#include "core/errors.hpp"
 #include "cpu_codec.hpp"
 #include "gpu_pipeline.hpp"
 #include "gpu_warmup.hpp"

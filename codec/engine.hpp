@@ -19,7 +19,7 @@
 // std::system_error for I/O, ContractError for bad options.
 #pragma once
 
-#include "container.hpp"
+#include "core/container.hpp"
 #include "parcomp/parcomp.hpp"
 
 #include <cstddef>

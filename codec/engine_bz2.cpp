@@ -1,11 +1,11 @@
 // The streaming engine for .bz2. See engine.hpp.
 #include "bz2.hpp"
 #include "bz2_gpu.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "cpu_codec.hpp"
 #include "engine.hpp"
 #include "engine_detail.hpp"
-#include "codec/common/parallel.hpp"
+#include "core/parallel.hpp"
 #include "kernels/bwt/bwt.hpp"
 #include "kernels/bz2/bz2_encode.hpp"
 #include "kernels/common/device_buffer.hpp"

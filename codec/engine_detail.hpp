@@ -4,7 +4,7 @@
 
 #include "engine.hpp"
 
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "cpu_codec.hpp"
 #include "gpu_warmup.hpp"
 #include "gpu_share.hpp"

@@ -1,6 +1,6 @@
 #include "file_sink.hpp"
 
-#include "common/parallel.hpp"
+#include "core/parallel.hpp"
 
 #include <fcntl.h>
 #include <linux/magic.h>

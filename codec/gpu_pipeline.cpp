@@ -9,9 +9,9 @@
 #include "kernels/mtf/mtf.hpp"
 #include "kernels/vle/vle.hpp"
 #include "kernels/zrle/zrle.hpp"
-#include "codec/common/codes.hpp"
-#include "codec/common/parallel.hpp"
-#include "codec/common/stages.hpp"
+#include "core/codes.hpp"
+#include "core/parallel.hpp"
+#include "core/stages.hpp"
 
 #include <algorithm>
 #include <exception>

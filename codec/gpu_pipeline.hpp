@@ -10,7 +10,7 @@
 // tree's lengths, all blocks at once (one synchronisation).
 #pragma once
 
-#include "container.hpp"
+#include "core/container.hpp"
 
 #include <cuda_runtime_api.h>
 

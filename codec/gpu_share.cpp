@@ -1,6 +1,6 @@
 #include "gpu_share.hpp"
 
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fcntl.h>

@@ -16,9 +16,9 @@
 // (created 0600), renamed into place when complete, removed on any error or signal. As bzip2 and
 // gzip, the output file gets the input's owner and group (where permitted), mode bits and times;
 // a symbolic link is refused without -f (followed with -c or -t), a device or FIFO without -f.
-#include "codec/common/errors.hpp"
-#include "codec/common/parallel.hpp"
-#include "codec/container.hpp"
+#include "core/errors.hpp"
+#include "core/parallel.hpp"
+#include "core/container.hpp"
 #include "codec/engine.hpp"
 #include "codec/file_sink.hpp"
 #include "codec/gpu_warmup.hpp"

@@ -31,7 +31,7 @@
 // a reader allocate. Version-2 files (a single container, codec/container.hpp) are still read.
 #pragma once
 
-#include "container.hpp"
+#include "core/container.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
-// The worker pool of the oracles: codec/common/parallel.hpp's.
+// The worker pool of the oracles: core/parallel.hpp's.
 #pragma once
 
-#include "codec/common/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace parcomp::reference {
 using parcomp::for_each_block;

@@ -1,10 +1,10 @@
 // The Huffman oracles: the thesis's block layout (encode and decode) and adversarial histograms.
 // The code rules themselves (histogram, tree, package-merge, canonical codes) are the formats'
-// (codec/common/codes.hpp), shared with the kernels; they are re-exported here under the oracles'
+// (core/codes.hpp), shared with the kernels; they are re-exported here under the oracles'
 // names.
 #pragma once
 
-#include "codec/common/codes.hpp"
+#include "core/codes.hpp"
 
 #include <array>
 #include <cstddef>
@@ -14,7 +14,7 @@
 
 namespace parcomp::reference {
 
-// The format's code rules (codec/common/codes.hpp), under the oracles' names.
+// The format's code rules (core/codes.hpp), under the oracles' names.
 using codes::byte_histogram;
 using codes::canonical_codes;
 using codes::code_lengths;

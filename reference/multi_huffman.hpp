@@ -16,7 +16,7 @@
 // exactly, so their lengths and selectors are bit-identical.
 #pragma once
 
-#include "codec/common/stages.hpp"
+#include "core/stages.hpp"
 #include "huffman.hpp"
 
 #include <array>
@@ -39,7 +39,7 @@ using stages::multi_table_count;
 using Lengths = std::array<std::uint8_t, 256>;
 
 
-// bzip2's rules for the tables (codec/common/stages.hpp): the halving of deep codes and the
+// bzip2's rules for the tables (core/stages.hpp): the halving of deep codes and the
 // starting cost tables.
 using stages::huffman_lengths_rescaled;
 using stages::multi_initial_costs;

@@ -3,7 +3,7 @@
 #include "blocks.hpp"
 #include "bwt.hpp"
 #include "huffman.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "mtf.hpp"
 #include "multi_huffman.hpp"
 #include "vle.hpp"

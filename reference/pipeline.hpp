@@ -8,7 +8,7 @@
 // and a decompressor for both. CI tests the format and round trips with it, without a GPU.
 #pragma once
 
-#include "codec/container.hpp"
+#include "core/container.hpp"
 
 #include <cstddef>
 #include <cstdint>

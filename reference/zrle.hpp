@@ -8,7 +8,7 @@
 // values 254 and 255 are rare after MTF. A block of n bytes becomes at most 2n symbols.
 #pragma once
 
-#include "codec/common/stages.hpp"
+#include "core/stages.hpp"
 
 #include <cstddef>
 #include <cstdint>

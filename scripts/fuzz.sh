@@ -31,7 +31,7 @@ if ! command -v "$CLANGXX" >/dev/null 2>&1 ||
 fi
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I"$PARCOMP_ROOT" -I"$PARCOMP_ROOT/include" -I"$PARCOMP_ROOT/tests")
-lib=(codec/bz2.cpp codec/common/crc32.cpp codec/common/codes.cpp codec/common/parallel.cpp)
+lib=(codec/bz2.cpp core/crc32.cpp core/codes.cpp core/parallel.cpp)
 cd "$PARCOMP_ROOT"
 say "fuzz: building with $CLANGXX"
 "$CLANGXX" "${flags[@]}" tests/fuzz/fuzz_bz2_read.cpp "${lib[@]}" -lbz2 -o "$dir/fuzz_bz2_read" &

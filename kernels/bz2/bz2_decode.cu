@@ -4,7 +4,7 @@
 #include "../common/nvtx.hpp"
 #include "bz2_decode.hpp"
 #include "bz2_steps.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 
 #include <string>
 #include <vector>

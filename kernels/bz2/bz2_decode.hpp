@@ -1,6 +1,6 @@
 // .bz2 blocks decoded on the GPU (ours; the thesis's future work 1), a batch at once: every
 // block's symbols (its header, tables, selectors, Huffman codes, inverse MTF and zero runs) and its
-// inverse BWT from origPtr alone. The lines that do the work are codec/common/bz2_block.hpp's,
+// inverse BWT from origPtr alone. The lines that do the work are core/bz2_block.hpp's,
 // the ones the CPU reader runs:
 //   huff      one thread per block reads its header and tables and walks its Huffman codes (a
 //             serial chain of variable-length codes), each code's length only, to the start of
@@ -25,7 +25,7 @@
 // and the CRCs (bz2::finish_block), on every host thread.
 #pragma once
 
-#include "codec/common/bz2_block.hpp"
+#include "core/bz2_block.hpp"
 
 #include <cuda_runtime_api.h>
 

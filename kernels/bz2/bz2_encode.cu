@@ -2,8 +2,8 @@
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
 #include "bz2_encode.hpp"
-#include "codec/common/bz2_encode.hpp"
-#include "codec/common/errors.hpp"
+#include "core/bz2_encode.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <string>

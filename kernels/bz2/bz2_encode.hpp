@@ -1,7 +1,7 @@
 // .bz2 blocks written on the GPU (ours), a batch at once: each block's MTF, zero runs,
 // bzip2's table choice (groups of 50, four rounds), code lengths, selectors and codes, from its BWT
 // (bwt::forward_segments leaves the last columns and origPtrs on the device). The lines are
-// codec/common/bz2_encode.hpp's, the CPU workers' own, so the blocks are bzip2's bits. A CTA per
+// core/bz2_encode.hpp's, the CPU workers' own, so the blocks are bzip2's bits. A CTA per
 // block (bz2_encode.cu says how its threads share the MTF, the tables and the codes); the host
 // packs the blocks into the stream (bz2::StreamWriter).
 #pragma once

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "bz2_decode.hpp"
-#include "codec/common/bz2_block.hpp"
+#include "core/bz2_block.hpp"
 
 #include <cstddef>
 #include <cstdint>

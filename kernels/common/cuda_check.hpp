@@ -1,7 +1,7 @@
 // Error checking for every CUDA call and launch: one macro, file/line/call in the message.
 #pragma once
 
-#include "codec/common/errors.hpp"  // ContractError, CorruptDataError
+#include "core/errors.hpp"  // ContractError, CorruptDataError
 
 #include <cuda_runtime_api.h>
 

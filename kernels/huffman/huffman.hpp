@@ -24,7 +24,7 @@
 #pragma once
 
 #include "kernels/vle/vle.hpp"
-#include "codec/common/codes.hpp"
+#include "core/codes.hpp"
 
 #include <cuda_runtime_api.h>
 

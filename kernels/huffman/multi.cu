@@ -5,8 +5,8 @@
 #include "../common/scratch.hpp"
 #include "../vle/vle.hpp"
 #include "huffman.hpp"
-#include "codec/common/codes.hpp"
-#include "codec/common/stages.hpp"
+#include "core/codes.hpp"
+#include "core/stages.hpp"
 #include "tree.cuh"
 
 #include <algorithm>

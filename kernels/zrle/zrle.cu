@@ -2,7 +2,7 @@
 #include "../common/cuda_check.hpp"
 #include "../common/nvtx.hpp"
 #include "../vle/decode_step.cuh"  // report_damage
-#include "codec/common/stages.hpp"
+#include "core/stages.hpp"
 #include "zrle.hpp"
 
 #include <cub/block/block_scan.cuh>

@@ -5,7 +5,7 @@
 
 #include "codec/bz2.hpp"
 #include "codec/bz2_gpu.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "reference/bwt.hpp"
 #include "common/bz2_writer.hpp"
 

@@ -7,7 +7,7 @@
 // (randomised blocks, bzip2 0.9.0's, read as libbz2 reads them).
 #include "codec/bz2.hpp"
 #include "codec/engine.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "datasets/synthetic.hpp"
 #include "common/bz2_writer.hpp"
 

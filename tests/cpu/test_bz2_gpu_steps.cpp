@@ -1,6 +1,6 @@
 // The GPU .bz2 encoder's batch (kernels/bz2/bz2_encode.hpp) run on the host gives encode_block's
 // bits for every block (the lines are shared; this checks the batch's offsets, strides and CRCs).
-// The GPU's inverse BWT for .bz2 (codec/common/bz2_block.hpp: ruler_walk, ruler_rank, ruler_emit,
+// The GPU's inverse BWT for .bz2 (core/bz2_block.hpp: ruler_walk, ruler_rank, ruler_emit,
 // ruler_repeat; kernels/bz2 runs these lines with one thread per ruler or block), run here on the
 // CPU one "thread" after the other: for every block, origPtr and kind of links (a real BWT, a
 // periodic block's, and the arbitrary links of damaged data, whose chain may close early), its
@@ -8,8 +8,8 @@
 // lanes on one core (bz2::walk_rulers). The CPU reader and the GPU decoder share
 // decode_symbols, which tests/cpu/test_bz2.cpp and the fuzzer check against libbz2.
 #include "codec/bz2.hpp"
-#include "codec/common/bz2_block.hpp"
-#include "codec/common/bz2_encode.hpp"
+#include "core/bz2_block.hpp"
+#include "core/bz2_encode.hpp"
 #include "datasets/synthetic.hpp"
 #include "kernels/bz2/bz2_decode.hpp"
 #include "kernels/bz2/bz2_encode.hpp"

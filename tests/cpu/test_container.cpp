@@ -5,7 +5,7 @@
 // start rows) recomputed independently, and the code-length limits of both configurations.
 #include "datasets/synthetic.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "codec/container.hpp"
+#include "core/container.hpp"
 #include "reference/bwt.hpp"
 #include "reference/huffman.hpp"
 #include "reference/mtf.hpp"

@@ -1,7 +1,7 @@
 // The CPU codec (codec/cpu_codec.hpp) against the serial oracle pipeline: the same container bytes
 // for both configurations on every kind of block (text, random, low entropy, periodic blocks with
 // equal rotations, one byte, all equal), decoding back, and damage as errors.
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "codec/cpu_codec.hpp"
 #include "datasets/synthetic.hpp"
 #include "reference/pipeline.hpp"

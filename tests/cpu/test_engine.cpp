@@ -2,7 +2,7 @@
 // with the GPUs asked for: the engine must then do everything on the CPU): round trips over block
 // and frame boundaries, reads of any size, output that does not depend on the workers, version-2
 // containers read, bounded memory, and every kind of damage an error naming the stream offset.
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "codec/cpu_codec.hpp"
 #include "codec/engine.hpp"
 #include "codec/gpu_warmup.hpp"

@@ -1,6 +1,6 @@
 // Golden files (tests/golden/README.md): every committed file decodes to input.bin, and
 // input.bin encodes to the same bytes again. Pins the formats field by field.
-#include "codec/container.hpp"
+#include "core/container.hpp"
 #include "codec/engine.hpp"
 #include "reference/pipeline.hpp"
 

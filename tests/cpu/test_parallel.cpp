@@ -1,7 +1,7 @@
-// The host's worker pool (codec/common/parallel.hpp): every block exactly once, on up to the threads
+// The host's worker pool (core/parallel.hpp): every block exactly once, on up to the threads
 // asked for, from several callers at once and from inside a body (which must not deadlock with the
 // pool's threads all busy), the first exception rethrown.
-#include "codec/common/parallel.hpp"
+#include "core/parallel.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (flipped bits, truncation, wrong sizes) is a CorruptDataError, never a crash or wrong output.
 #include "datasets/synthetic.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "codec/container.hpp"
+#include "core/container.hpp"
 #include "reference/pipeline.hpp"
 
 #include "common/sample_inputs.hpp"

@@ -4,7 +4,7 @@
 // never a crash, a sanitizer report or another exception. Inputs whose output would pass 64 MiB
 // are skipped (libbz2 stops there first). Built and run by scripts/fuzz.sh.
 #include "codec/bz2.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 
 #include "common/libbz2.hpp"
 

@@ -7,7 +7,7 @@
 // CRC error, never stale data. And the engine with --gpu gives the input back.
 #include "codec/bz2.hpp"
 #include "codec/bz2_gpu.hpp"
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "codec/engine.hpp"
 #include "datasets/synthetic.hpp"
 #include "kernels/bz2/bz2_encode.hpp"

@@ -1,7 +1,7 @@
 // The streaming engine with GPU workers: GPU-only and GPU with CPU workers give the CPU engine's
 // bytes (the output does not depend on the workers), decode each other's streams, over many
 // frames and a short last block; every GPU of the machine takes part.
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "codec/engine.hpp"
 #include "codec/gpu_warmup.hpp"
 #include "datasets/synthetic.hpp"

@@ -3,7 +3,7 @@
 // its blocks to the CPU workers, at the start or in the middle of a job, and the output is the
 // CPU engine's bytes, for both formats both ways; with --gpu that is an error; bzip2 0.9.0's
 // randomised blocks decode on the GPU as on the CPU.
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
 #include "codec/engine.hpp"
 #include "datasets/synthetic.hpp"
 #include "kernels/common/cuda_check.hpp"

@@ -254,7 +254,7 @@ def test_ncu_lines(tmp_path):
         '"10","a = b;","30","100"\n'
         '"11","c = d;","70","300"\n'
         '"","  IMAD R1, R2, R3","500","900"\n'
-        '"File Path","/src/codec/common/bits.hpp"\n'
+        '"File Path","/src/core/bits.hpp"\n'
         '"Line No","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
         '"51","refill","100","600"\n'
     )

@@ -26,7 +26,7 @@
 // (the header, the index, or block k).
 #pragma once
 
-#include "codec/common/crc32.hpp"
+#include "core/crc32.hpp"
 
 #include <array>
 #include <cstddef>
@@ -65,7 +65,7 @@ struct Layout {
   std::vector<BlockEntry> blocks;
 };
 
-using parcomp::crc32;  // codec/common/crc32.hpp
+using parcomp::crc32;  // core/crc32.hpp
 
 // Writes header and index for `layout` (offsets assigned here, payloads back to back after the
 // index) followed by the payloads.

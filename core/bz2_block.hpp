@@ -18,7 +18,7 @@
 // c] then, which is what bzip2's n steps write.
 #pragma once
 
-#include "codec/common/bits.hpp"
+#include "core/bits.hpp"
 
 #include <cstddef>
 #include <cstdint>

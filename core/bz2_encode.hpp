@@ -4,7 +4,7 @@
 // so the byte-identity tests against libbz2 check the GPU's blocks too.
 #pragma once
 
-#include "codec/common/bz2_block.hpp"
+#include "core/bz2_block.hpp"
 
 #include <bit>
 #include <cstddef>

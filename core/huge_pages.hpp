@@ -37,7 +37,7 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, std::size_t) noexcept { std::free(p); }
   // Growth default-initialises (trivial types: not zeroed): the buffers are the next step's output,
-  // and reused from block to block (codec/common/default_init.hpp).
+  // and reused from block to block (core/default_init.hpp).
   template <typename U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;

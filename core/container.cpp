@@ -1,6 +1,7 @@
 #include "container.hpp"
 
-#include "codec/common/errors.hpp"
+#include "core/errors.hpp"
+#include "core/little_endian.hpp"
 
 #include <bit>
 #include <cstring>
@@ -9,18 +10,6 @@ namespace parcomp::pipeline {
 
 namespace {
 
-template <typename T>
-void put(std::vector<std::uint8_t>& out, T v) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
-}
-
-template <typename T>
-T get(std::span<const std::uint8_t> in, std::size_t at) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i) v |= static_cast<std::uint64_t>(in[at + i]) << (8 * i);
-  return static_cast<T>(v);
-}
-
 [[noreturn]] void corrupt(const std::string& what) { throw CorruptDataError("parcomp container: " + what); }
 
 }  // namespace
@@ -28,10 +17,10 @@ T get(std::span<const std::uint8_t> in, std::size_t at) {
 std::string config_name(Config c) { return c == Config::paper ? "paper" : "fast"; }
 
 void put_u32s(std::vector<std::uint8_t>& out, std::span<const std::uint32_t> v) {
-  for (const auto x : v) put<std::uint32_t>(out, x);
+  for (const auto x : v) put_le<std::uint32_t>(out, x);
 }
 void put_u64s(std::vector<std::uint8_t>& out, std::span<const std::uint64_t> v) {
-  for (const auto x : v) put<std::uint64_t>(out, x);
+  for (const auto x : v) put_le<std::uint64_t>(out, x);
 }
 
 std::vector<std::uint8_t> assemble(Layout layout, const std::vector<std::vector<std::uint8_t>>& payloads) {
@@ -47,15 +36,15 @@ void assemble_into(Layout layout, std::span<const std::span<const std::uint8_t>>
   for (const auto& p : payloads) total += p.size();
   out.clear();
   out.reserve(total);
-  put<std::uint32_t>(out, 0x504D4350u);  // "PCMP"
-  put<std::uint16_t>(out, static_cast<std::uint16_t>(kVersion));
-  put<std::uint8_t>(out, static_cast<std::uint8_t>(layout.config));
-  put<std::uint8_t>(out, 0);
-  put<std::uint32_t>(out, layout.block_bytes);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(layout.blocks.size()));
-  put<std::uint64_t>(out, layout.original_bytes);
-  put<std::uint32_t>(out, 0);
-  put<std::uint32_t>(out, crc32(out));
+  put_le<std::uint32_t>(out, 0x504D4350u);  // "PCMP"
+  put_le<std::uint16_t>(out, static_cast<std::uint16_t>(kVersion));
+  put_le<std::uint8_t>(out, static_cast<std::uint8_t>(layout.config));
+  put_le<std::uint8_t>(out, 0);
+  put_le<std::uint32_t>(out, layout.block_bytes);
+  put_le<std::uint32_t>(out, static_cast<std::uint32_t>(layout.blocks.size()));
+  put_le<std::uint64_t>(out, layout.original_bytes);
+  put_le<std::uint32_t>(out, 0);
+  put_le<std::uint32_t>(out, crc32(out));
   const std::size_t entry = entry_bytes(layout.config);
   std::uint64_t offset = kHeaderBytes + entry * layout.blocks.size() + 4;
   const std::size_t index_start = out.size();
@@ -64,14 +53,14 @@ void assemble_into(Layout layout, std::span<const std::span<const std::uint8_t>>
     e.payload_offset = offset;
     e.payload_bytes = static_cast<std::uint32_t>(payloads[b].size());
     offset += payloads[b].size();
-    put<std::uint64_t>(out, e.payload_offset);
-    put<std::uint32_t>(out, e.payload_bytes);
-    put<std::uint32_t>(out, e.original_bytes);
-    put<std::uint32_t>(out, e.primary);
-    put<std::uint32_t>(out, e.crc);
+    put_le<std::uint64_t>(out, e.payload_offset);
+    put_le<std::uint32_t>(out, e.payload_bytes);
+    put_le<std::uint32_t>(out, e.original_bytes);
+    put_le<std::uint32_t>(out, e.primary);
+    put_le<std::uint32_t>(out, e.crc);
     if (layout.config == Config::paper) out.insert(out.end(), e.lengths.begin(), e.lengths.end());
   }
-  put<std::uint32_t>(out, crc32(std::span(out).subspan(index_start)));
+  put_le<std::uint32_t>(out, crc32(std::span(out).subspan(index_start)));
   for (const auto& p : payloads) out.insert(out.end(), p.begin(), p.end());
 }
 
@@ -79,16 +68,16 @@ Layout parse(std::span<const std::uint8_t> file) {
   // Every message names where the damage is: "header: <field>", "block index: ..." or
   // "block <k>: <field>".
   if (file.size() < kHeaderBytes) corrupt("header: truncated (" + std::to_string(file.size()) + " bytes)");
-  if (get<std::uint32_t>(file, 0) != 0x504D4350u) corrupt("header: magic: not a parcomp file");
-  if (crc32(file.first(28)) != get<std::uint32_t>(file, 28)) corrupt("header: checksum mismatch");
-  if (get<std::uint16_t>(file, 4) != kVersion) corrupt("header: version " + std::to_string(get<std::uint16_t>(file, 4)) + " unsupported");
+  if (get_le<std::uint32_t>(file, 0) != 0x504D4350u) corrupt("header: magic: not a parcomp file");
+  if (crc32(file.first(28)) != get_le<std::uint32_t>(file, 28)) corrupt("header: checksum mismatch");
+  if (get_le<std::uint16_t>(file, 4) != kVersion) corrupt("header: version " + std::to_string(get_le<std::uint16_t>(file, 4)) + " unsupported");
   Layout l;
   const std::uint8_t config = file[6];
   if (config > 1) corrupt("header: configuration " + std::to_string(config) + " unknown");
   l.config = static_cast<Config>(config);
-  l.block_bytes = get<std::uint32_t>(file, 8);
-  const std::uint32_t count = get<std::uint32_t>(file, 12);
-  l.original_bytes = get<std::uint64_t>(file, 16);
+  l.block_bytes = get_le<std::uint32_t>(file, 8);
+  const std::uint32_t count = get_le<std::uint32_t>(file, 12);
+  l.original_bytes = get_le<std::uint64_t>(file, 16);
   if (l.block_bytes == 0 || l.block_bytes > (1u << 24)) corrupt("header: block size " + std::to_string(l.block_bytes) + " out of range");
   // Without overflow: original_bytes may be anything up to 2^64 - 1 in a damaged header.
   const std::uint64_t want_count = l.original_bytes / l.block_bytes + (l.original_bytes % l.block_bytes != 0 ? 1 : 0);
@@ -98,17 +87,17 @@ Layout parse(std::span<const std::uint8_t> file) {
   const std::uint64_t index_end = kHeaderBytes + entry * static_cast<std::uint64_t>(count) + 4;
   if (file.size() < index_end) corrupt("block index: truncated");
   const auto index = file.subspan(kHeaderBytes, entry * count);
-  if (crc32(index) != get<std::uint32_t>(file, index_end - 4)) corrupt("block index: checksum mismatch");
+  if (crc32(index) != get_le<std::uint32_t>(file, index_end - 4)) corrupt("block index: checksum mismatch");
   l.blocks.resize(count);
   std::uint64_t expect = index_end;
   for (std::uint32_t b = 0; b < count; ++b) {
     const std::size_t at = kHeaderBytes + entry * b;
     BlockEntry& e = l.blocks[b];
-    e.payload_offset = get<std::uint64_t>(file, at);
-    e.payload_bytes = get<std::uint32_t>(file, at + 8);
-    e.original_bytes = get<std::uint32_t>(file, at + 12);
-    e.primary = get<std::uint32_t>(file, at + 16);
-    e.crc = get<std::uint32_t>(file, at + 20);
+    e.payload_offset = get_le<std::uint64_t>(file, at);
+    e.payload_bytes = get_le<std::uint32_t>(file, at + 8);
+    e.original_bytes = get_le<std::uint32_t>(file, at + 12);
+    e.primary = get_le<std::uint32_t>(file, at + 16);
+    e.crc = get_le<std::uint32_t>(file, at + 20);
     if (l.config == Config::paper) std::memcpy(e.lengths.data(), file.data() + at + 24, 256);
     const std::uint64_t want_len = std::min<std::uint64_t>(l.block_bytes, l.original_bytes - std::uint64_t{b} * l.block_bytes);
     const std::string name = "block " + std::to_string(b) + ": ";
@@ -126,7 +115,7 @@ Layout parse(std::span<const std::uint8_t> file) {
 
 std::vector<std::uint32_t> PaperPayload::sizes() const {
   std::vector<std::uint32_t> v(sizes_raw.size() / 4);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = get<std::uint32_t>(sizes_raw, 4 * i);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = get_le<std::uint32_t>(sizes_raw, 4 * i);
   return v;
 }
 
@@ -190,8 +179,8 @@ int row_bits(std::uint32_t original_bytes) {
 
 void put_fast(std::vector<std::uint8_t>& out, const FastPayload& p, std::span<const std::uint32_t> words,
               std::uint32_t original_bytes) {
-  put<std::uint32_t>(out, p.symbols);
-  put<std::uint8_t>(out, static_cast<std::uint8_t>(p.lengths.size()));
+  put_le<std::uint32_t>(out, p.symbols);
+  put_le<std::uint8_t>(out, static_cast<std::uint8_t>(p.lengths.size()));
   std::array<std::uint8_t, 32> used{};
   for (int c = 0; c < 256; ++c)
     if (!p.lengths.empty() && p.lengths[0][static_cast<std::size_t>(c)] != 0) used[static_cast<std::size_t>(c / 8)] |= static_cast<std::uint8_t>(1u << (c % 8));
@@ -221,8 +210,8 @@ void put_fast(std::vector<std::uint8_t>& out, const FastPayload& p, std::span<co
   w.align();
   for (const std::uint32_t r : p.samples) w.put(r, row_bits(original_bytes));
   w.align();
-  for (std::size_t i = 1; i < p.index.size(); ++i) put<std::uint16_t>(out, static_cast<std::uint16_t>(p.index[i] - p.index[i - 1]));
-  put<std::uint64_t>(out, p.bits);
+  for (std::size_t i = 1; i < p.index.size(); ++i) put_le<std::uint16_t>(out, static_cast<std::uint16_t>(p.index[i] - p.index[i - 1]));
+  put_le<std::uint64_t>(out, p.bits);
   put_u32s(out, words);
 }
 
@@ -230,7 +219,7 @@ FastPayload split_fast(std::span<const std::uint8_t> payload, std::uint32_t orig
   const std::string name = "block " + std::to_string(block) + ": ";
   if (payload.size() < 37) corrupt(name + "payload shorter than its tables");
   FastPayload p;
-  p.symbols = get<std::uint32_t>(payload, 0);
+  p.symbols = get_le<std::uint32_t>(payload, 0);
   const int tables = payload[4];
   if (p.symbols == 0 || p.symbols > 2 * static_cast<std::uint64_t>(original_bytes))
     corrupt(name + "symbol count " + std::to_string(p.symbols) + " impossible for " + std::to_string(original_bytes) + " bytes");
@@ -272,9 +261,9 @@ FastPayload split_fast(std::span<const std::uint8_t> payload, std::uint32_t orig
   const std::size_t k = (p.symbols + kStride - 1) / kStride;
   if (payload.size() < at + 2 * (k - 1) + 8) corrupt(name + "payload shorter than its tables");
   p.index.assign(k, 0);
-  for (std::size_t i = 1; i < k; ++i) p.index[i] = p.index[i - 1] + get<std::uint16_t>(payload, at + 2 * (i - 1));
+  for (std::size_t i = 1; i < k; ++i) p.index[i] = p.index[i - 1] + get_le<std::uint16_t>(payload, at + 2 * (i - 1));
   at += 2 * (k - 1);
-  p.bits = get<std::uint64_t>(payload, at);
+  p.bits = get_le<std::uint64_t>(payload, at);
   p.words_raw = payload.subspan(at + 8);
   if (p.words_raw.size() != (p.bits + 31) / 32 * 4) corrupt(name + "stream size does not match its bit count");
   if (p.index.back() > p.bits) corrupt(name + "decoder index past the stream's end");
