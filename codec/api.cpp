@@ -10,6 +10,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -135,5 +141,137 @@ std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> bytes, const 
 }
 
 void set_gpu_memory_limit(std::uint64_t bytes_per_device) { device_memory::set_limit(bytes_per_device); }
+
+}  // namespace parcomp
+
+namespace parcomp {
+
+// The work runs on a thread of its own over a source that hands out the pushed pieces and a sink
+// that keeps the output until it is taken.
+struct Stream::State {
+  static constexpr std::size_t kInputRoom = std::size_t{16} << 20;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::vector<std::uint8_t>> input;
+  std::size_t input_bytes = 0, front_at = 0;  // bytes waiting; how far the front piece is read
+  bool input_done = false, abandoned = false, done = false, finished = false;
+  std::vector<std::uint8_t> output;
+  std::exception_ptr error;
+  Stats stats;
+  std::thread worker;
+
+  struct Abandoned {};  // thrown by the source when the Stream is destroyed first
+  class Pieces : public Source {
+   public:
+    explicit Pieces(State& s) : s_(s) {}
+    std::size_t read(std::uint8_t* buf, std::size_t max) override {
+      std::unique_lock lock(s_.m);
+      s_.cv.wait(lock, [&] { return s_.abandoned || !s_.input.empty() || s_.input_done; });
+      if (s_.abandoned) throw Abandoned{};
+      if (s_.input.empty()) return 0;
+      const std::vector<std::uint8_t>& front = s_.input.front();
+      const std::size_t n = std::min(max, front.size() - s_.front_at);
+      std::memcpy(buf, front.data() + s_.front_at, n);
+      s_.front_at += n;
+      s_.input_bytes -= n;
+      if (s_.front_at == front.size()) {
+        s_.input.pop_front();
+        s_.front_at = 0;
+      }
+      s_.cv.notify_all();
+      return n;
+    }
+
+   private:
+    State& s_;
+  };
+  class Kept : public Sink {
+   public:
+    explicit Kept(State& s) : s_(s) {}
+    void write(const std::uint8_t* buf, std::size_t n) override {
+      const std::lock_guard lock(s_.m);
+      s_.output.insert(s_.output.end(), buf, buf + n);
+    }
+
+   private:
+    State& s_;
+  };
+
+  std::vector<std::uint8_t> take_output() {  // under m
+    std::vector<std::uint8_t> out;
+    out.swap(output);
+    return out;
+  }
+  void rethrow_error() {  // under m
+    if (error) {
+      finished = true;
+      std::rethrow_exception(std::exchange(error, nullptr));
+    }
+  }
+};
+
+Stream::Stream(Direction direction, const Options& options) : s_(nullptr) {
+  (void)engine_options(options);  // a bad option is the constructor's error, not the first push's
+  s_ = new State;
+  Options o = options;
+  o.input_size = 0;  // a size not known in advance
+  s_->worker = std::thread([this, direction, o] {
+    State::Pieces in(*s_);
+    State::Kept out(*s_);
+    Stats st;
+    std::exception_ptr error;
+    try {
+      st = direction == Direction::compress ? compress(in, out, o) : decompress(in, out, o);
+    } catch (const State::Abandoned&) {
+    } catch (...) {
+      error = std::current_exception();
+    }
+    const std::lock_guard lock(s_->m);
+    s_->stats = st;
+    s_->error = error;
+    s_->done = true;
+    s_->cv.notify_all();
+  });
+}
+
+Stream::~Stream() {
+  {
+    const std::lock_guard lock(s_->m);
+    s_->abandoned = true;
+    s_->cv.notify_all();
+  }
+  s_->worker.join();
+  delete s_;
+}
+
+std::vector<std::uint8_t> Stream::push(std::span<const std::uint8_t> bytes) {
+  std::unique_lock lock(s_->m);
+  if (s_->finished || s_->input_done) throw ContractError("Stream::push after finish()");
+  s_->rethrow_error();
+  for (std::size_t at = 0; at < bytes.size() && !s_->done;) {
+    s_->cv.wait(lock, [&] { return s_->done || s_->input_bytes < State::kInputRoom; });
+    if (s_->done) break;
+    const std::size_t n = std::min(bytes.size() - at, State::kInputRoom - s_->input_bytes);
+    s_->input.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(at + n));
+    s_->input_bytes += n;
+    at += n;
+    s_->cv.notify_all();
+  }
+  s_->rethrow_error();
+  return s_->take_output();
+}
+
+std::vector<std::uint8_t> Stream::finish() {
+  std::unique_lock lock(s_->m);
+  if (s_->finished) throw ContractError("Stream::finish called twice");
+  s_->input_done = true;
+  s_->cv.notify_all();
+  s_->cv.wait(lock, [&] { return s_->done; });
+  s_->rethrow_error();
+  s_->finished = true;
+  return s_->take_output();
+}
+
+const Stats& Stream::stats() const { return s_->stats; }
 
 }  // namespace parcomp

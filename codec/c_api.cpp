@@ -58,6 +58,15 @@ int call(F&& f) noexcept {
   }
 }
 
+// The library's copy of `bytes` for the caller (*dst, *dst_size).
+void hand_over(const std::vector<std::uint8_t>& bytes, void** dst, std::size_t* dst_size) {
+  void* p = std::malloc(bytes.empty() ? 1 : bytes.size());
+  if (p == nullptr) throw std::bad_alloc();
+  if (!bytes.empty()) std::memcpy(p, bytes.data(), bytes.size());
+  *dst = p;
+  *dst_size = bytes.size();
+}
+
 int buffer_call(bool compress, const void* src, std::size_t src_size, void** dst, std::size_t* dst_size, const parcomp_options* options) {
   return call([&] {
     if (dst == nullptr || dst_size == nullptr) throw parcomp::ContractError("dst and dst_size must not be NULL");
@@ -65,12 +74,7 @@ int buffer_call(bool compress, const void* src, std::size_t src_size, void** dst
     *dst = nullptr;
     *dst_size = 0;
     const std::span<const std::uint8_t> in(static_cast<const std::uint8_t*>(src), src_size);
-    const std::vector<std::uint8_t> out = compress ? parcomp::compress(in, cpp_options(options)) : parcomp::decompress(in, cpp_options(options));
-    void* p = std::malloc(out.empty() ? 1 : out.size());
-    if (p == nullptr) throw std::bad_alloc();
-    if (!out.empty()) std::memcpy(p, out.data(), out.size());
-    *dst = p;
-    *dst_size = out.size();
+    hand_over(compress ? parcomp::compress(in, cpp_options(options)) : parcomp::decompress(in, cpp_options(options)), dst, dst_size);
   });
 }
 
@@ -101,7 +105,41 @@ int stream_call(bool compress, parcomp_read_fn read, void* read_user, parcomp_wr
 
 }  // namespace
 
+struct parcomp_stream {
+  parcomp::Stream stream;
+  parcomp_stream(int decompress, const parcomp_options* options)
+      : stream(decompress != 0 ? parcomp::Stream::Direction::decompress : parcomp::Stream::Direction::compress, cpp_options(options)) {}
+};
+
 extern "C" {
+
+parcomp_stream* parcomp_stream_new(int decompress, const parcomp_options* options) {
+  parcomp_stream* s = nullptr;
+  call([&] { s = new parcomp_stream(decompress, options); });
+  return s;
+}
+
+int parcomp_stream_push(parcomp_stream* stream, const void* src, size_t src_size, void** dst, size_t* dst_size) {
+  return call([&] {
+    if (stream == nullptr || dst == nullptr || dst_size == nullptr) throw parcomp::ContractError("stream, dst and dst_size must not be NULL");
+    if (src == nullptr && src_size != 0) throw parcomp::ContractError("src is NULL but src_size is not 0");
+    *dst = nullptr;
+    *dst_size = 0;
+    hand_over(stream->stream.push({static_cast<const std::uint8_t*>(src), src_size}), dst, dst_size);
+  });
+}
+
+int parcomp_stream_finish(parcomp_stream* stream, void** dst, size_t* dst_size) {
+  return call([&] {
+    if (stream == nullptr || dst == nullptr || dst_size == nullptr) throw parcomp::ContractError("stream, dst and dst_size must not be NULL");
+    *dst = nullptr;
+    *dst_size = 0;
+    hand_over(stream->stream.finish(), dst, dst_size);
+  });
+}
+
+void parcomp_stream_free(parcomp_stream* stream) { delete stream; }
+
 
 void parcomp_options_init(parcomp_options* options) {
   if (options == nullptr) return;

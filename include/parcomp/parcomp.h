@@ -59,6 +59,17 @@ typedef int (*parcomp_write_fn)(void* user, const void* buf, size_t n);
 int parcomp_compress_stream(parcomp_read_fn read, void* read_user, parcomp_write_fn write, void* write_user, const parcomp_options* options);
 int parcomp_decompress_stream(parcomp_read_fn read, void* read_user, parcomp_write_fn write, void* write_user, const parcomp_options* options);
 
+/* Incremental work (bzlib's BZ2_bzCompress in shape): push input, get the output ready by then
+ * (often none), finish for the rest; the work runs on the library's threads meanwhile. The buffers
+ * returned are the library's (parcomp_free them, also when empty). A stream freed before
+ * parcomp_stream_finish abandons its work. */
+typedef struct parcomp_stream parcomp_stream;
+/* decompress: 0 compresses, 1 decompresses. NULL on an error (parcomp_last_error says which). */
+parcomp_stream* parcomp_stream_new(int decompress, const parcomp_options* options);
+int parcomp_stream_push(parcomp_stream* stream, const void* src, size_t src_size, void** dst, size_t* dst_size);
+int parcomp_stream_finish(parcomp_stream* stream, void** dst, size_t* dst_size);
+void parcomp_stream_free(parcomp_stream* stream);
+
 /* The last error of the calling thread, in words ("" after a success). */
 const char* parcomp_last_error(void);
 /* "0.3.0 (commit ...)". */

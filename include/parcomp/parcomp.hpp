@@ -145,6 +145,28 @@ Stats decompress(Source& in, Sink& out, const Options& options = {});
 std::vector<std::uint8_t> compress(std::span<const std::uint8_t> bytes, const Options& options = {});
 std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> bytes, const Options& options = {});
 
+// Incremental work, in the shape of bzlib's BZ2_bzCompress and Python's bz2.BZ2Compressor: push()
+// hands input over and returns the output ready by then (often none: blocks are made on the
+// library's threads meanwhile); finish() ends the input and returns the rest. The input waits in
+// at most 16 MiB (push() waits for room); the output waits until it is taken. The work's error is
+// thrown by the push() or finish() after it. Destroying a Stream before finish() abandons the work.
+class Stream {
+ public:
+  enum class Direction { compress, decompress };
+  explicit Stream(Direction direction, const Options& options = {});
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  std::vector<std::uint8_t> push(std::span<const std::uint8_t> bytes);
+  std::vector<std::uint8_t> finish();
+  // After finish(): the work's statistics.
+  const Stats& stats() const;
+
+ private:
+  struct State;
+  State* s_;
+};
+
 // The most device memory this process holds on each GPU (0: no cap; the environment's
 // PARCOMP_GPU_MEMORY_LIMIT by default). Process-wide: it applies to every call at once.
 void set_gpu_memory_limit(std::uint64_t bytes_per_device);

@@ -109,6 +109,58 @@ TEST(Api, TwoCompressionsAtOnce) {
   EXPECT_TRUE(pb == parcomp::testing::libbz2_compress(b, 9));
 }
 
+// Incremental work: pieces of random sizes pushed, the output taken as it comes, then the rest;
+// the bytes are libbz2's, and decompression gives the input back.
+TEST(Api, StreamsInPiecesGiveTheWholeCallsBytes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const Bytes& in : inputs(seed)) {
+    SCOPED_TRACE(::testing::Message() << in.size() << " bytes");
+    const auto run = [&](parcomp::Stream::Direction d, const Bytes& from) {
+      parcomp::Stream s(d, cpu());
+      Bytes out;
+      for (std::size_t at = 0; at < from.size();) {
+        const std::size_t n = std::min<std::size_t>(from.size() - at, 1 + rng() % 300000);
+        const Bytes part = s.push(std::span(from).subspan(at, n));
+        out.insert(out.end(), part.begin(), part.end());
+        at += n;
+      }
+      const Bytes rest = s.finish();
+      out.insert(out.end(), rest.begin(), rest.end());
+      EXPECT_EQ(s.stats().original_bytes, d == parcomp::Stream::Direction::compress ? from.size() : out.size());
+      return out;
+    };
+    const Bytes packed = run(parcomp::Stream::Direction::compress, in);
+    EXPECT_TRUE(packed == parcomp::testing::libbz2_compress(in, 9));
+    EXPECT_TRUE(run(parcomp::Stream::Direction::decompress, packed) == in);
+  }
+}
+
+TEST(Api, StreamsReportErrorsAndMayBeAbandoned) {
+  const Bytes in = parcomp::testing::word_text(2000000, 7);
+  Bytes damaged = parcomp::compress(in, cpu());
+  damaged[damaged.size() / 3] ^= 0x08;
+  {
+    parcomp::Stream s(parcomp::Stream::Direction::decompress, cpu());
+    EXPECT_THROW({
+      s.push(damaged);
+      s.finish();
+    }, parcomp::CorruptDataError);
+  }
+  {
+    parcomp::Stream s(parcomp::Stream::Direction::compress, cpu());
+    s.push(in);
+    EXPECT_FALSE(s.finish().empty());
+    EXPECT_THROW(s.finish(), parcomp::ContractError);
+    EXPECT_THROW(s.push(in), parcomp::ContractError);
+  }
+  for (int k = 0; k < 3; ++k) {  // destroyed before finish(): the work stops, nothing hangs
+    parcomp::Stream s(parcomp::Stream::Direction::compress, cpu());
+    s.push(std::span(in).subspan(0, 100000 * static_cast<std::size_t>(k)));
+  }
+}
+
 TEST(CApi, BuffersCodesAndMessages) {
   const Bytes in = parcomp::testing::word_text(1200000 + fresh_seed() % 999, 3);
   parcomp_options o;
@@ -190,6 +242,28 @@ TEST(CApi, DescriptorsAndCallbacks) {
   r.at = 0;
   const auto refuse = [](void*, const void*, std::size_t) -> int { return -1; };
   EXPECT_EQ(parcomp_decompress_stream(read, &r, refuse, nullptr, &o), PARCOMP_ERROR_IO);
+  EXPECT_STRNE(parcomp_last_error(), "");
+
+  // A streaming context: pushed in two pieces, finished, the same bytes as the whole call's.
+  parcomp_stream* s = parcomp_stream_new(0, &o);
+  ASSERT_NE(s, nullptr) << parcomp_last_error();
+  Bytes streamed;
+  void* part = nullptr;
+  std::size_t part_size = 0;
+  for (const std::size_t at : {std::size_t{0}, in.size() / 2}) {
+    const std::size_t n = at == 0 ? in.size() / 2 : in.size() - at;
+    ASSERT_EQ(parcomp_stream_push(s, in.data() + at, n, &part, &part_size), PARCOMP_OK) << parcomp_last_error();
+    streamed.insert(streamed.end(), static_cast<std::uint8_t*>(part), static_cast<std::uint8_t*>(part) + part_size);
+    parcomp_free(part);
+  }
+  ASSERT_EQ(parcomp_stream_finish(s, &part, &part_size), PARCOMP_OK);
+  streamed.insert(streamed.end(), static_cast<std::uint8_t*>(part), static_cast<std::uint8_t*>(part) + part_size);
+  parcomp_free(part);
+  EXPECT_EQ(parcomp_stream_finish(s, &part, &part_size), PARCOMP_ERROR_USAGE);
+  parcomp_stream_free(s);
+  EXPECT_TRUE(streamed == packed);
+  o.level = 0;
+  EXPECT_EQ(parcomp_stream_new(1, &o), nullptr);
   EXPECT_STRNE(parcomp_last_error(), "");
 }
 
