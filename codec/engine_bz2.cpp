@@ -721,6 +721,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   Options o = with_bz2_batches(bz2_workers(options, true, gpu_first, gpu_later), kBz2GpuDecompressBatch);
   const unsigned cpu_workers = cpu_worker_count(o);
   if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
+  // The reader's windows go back here once no candidate holds them, so that the next ones reuse
+  // their pages instead of faulting fresh ones in (a window is 8 MiB and more). Declared before the
+  // job whose candidates hold them.
+  Spares<Bytes> window_spares{32, [](const Bytes& b) { return b.capacity(); }};
   Job<Candidate, Decoded> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
@@ -742,112 +746,220 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     // out once the window holds the longest block's bits after its start (kMaxBlockBits, 2.3 MB), so
     // small first reads start the first few blocks' workers after about 5 MiB of reading and
     // scanning instead of after 8 MiB of both; and a small file's window is not a large one's:
-    // growing a window zeroes it (Bytes), and 3 MiB zeroed and faulted in for a 1 kB file took 4 ms
-    // of a 9 ms run, lbzip2 -d's whole run being 3.5 ms (a 2-core host).
+    // growing a window zeroes it (Bytes), and a 3 MiB window for a 1 kB file cost more than
+    // lbzip2 -d's whole run.
     constexpr std::size_t kRead = std::size_t{8} << 20, kFirstRead = std::size_t{64} << 10;
-    std::size_t read_size = kFirstRead;
     // An input of unknown size (a pipe) is read on a thread of its own, 16 MiB ahead of the scans.
     std::optional<ReadAhead> ahead;
     if (o.input_bytes == 0) ahead.emplace(in, std::size_t{1} << 20, 16);
     auto read_in = [&](std::uint8_t* buf, std::size_t n) { return ahead ? ahead->read_full(buf, n) : read_full(in, buf, n); };
-    // --trace: the reader's parts on a lane of its own ("input"): the next window made ("window"),
-    // the read into it ("read()"), the scan for magics ("scan"), the wait for room ("room").
-    const TraceSteps parts(o.trace, "input");
-    auto part = [&parts](const char* what, double& from, std::uint64_t blocks) { parts.step(what, from, blocks); };
+    // A window of a full read gets the capacity of the longest carry and a read, so that any one
+    // given back fits the next; it keeps its size, so that sizing it for the next read fills (and
+    // faults in) no fresh bytes.
+    constexpr std::size_t kWindowBytes = kRead + bz2::kMaxBlockBits / 8 + (std::size_t{1} << 20);
+    auto new_window = [&window_spares](std::size_t carry, std::size_t read) {
+      std::optional<Bytes> spare = window_spares.take(carry + read);
+      Bytes* b = new Bytes(spare ? std::move(*spare) : Bytes());
+      if (b->capacity() < carry + read) b->reserve(read < kRead || carry + read > kWindowBytes ? carry + read : kWindowBytes);
+      b->resize(carry + read);
+      return std::shared_ptr<Bytes>(b, [&window_spares](Bytes* q) {
+        window_spares.give_back(std::move(*q));
+        delete q;
+      });
+    };
     auto window = std::make_shared<Bytes>(bz2::kHeaderBytes);
     const std::size_t got = read_in(window->data(), bz2::kHeaderBytes);
     window->resize(got);
     const int level = bz2::header_level(*window, 0);
     if (level == 0) throw CorruptDataError("not a bzip2 stream: no \"BZh1\" to \"BZh9\" header");
-    std::uint64_t window_byte = 0, scan_from = bz2::kHeaderBytes * 8;
-    std::deque<bz2::Magic> found;  // found, not yet handed out
     {
       const std::lock_guard lock(job.m);
       first_level = level;
       bytes_in = got;
-      known_to = scan_from;
+      known_to = bz2::kHeaderBytes * 8;
       job.cv.notify_all();
     }
-    bool eof = false;
-    while (!eof) {
-      {
-        const std::lock_guard lock(job.m);
-        if (job.stop) return;
-        if (junk) break;
-      }
-      // The next window: from the earliest byte still needed, plus a read.
-      const std::uint64_t keep = std::min(found.empty() ? scan_from / 8 : found.front().bit / 8, scan_from / 8);
-      double at = parts.now();
-      auto next = std::make_shared<Bytes>();
-      next->reserve(window->size() - (keep - window_byte) + read_size);
-      next->assign(window->begin() + static_cast<std::ptrdiff_t>(keep - window_byte), window->end());
-      const std::size_t had = next->size();
-      next->resize(had + read_size);
-      part("window", at, 0);
-      const std::size_t r = read_in(next->data() + had, read_size);
-      part("read()", at, 0);
-      next->resize(had + r);
-      eof = r < read_size;
-      read_size = std::min(read_size * 4, kRead);
-      window = next;
-      window_byte = keep;
-      const std::uint64_t base = window_byte * 8, end = base + window->size() * 8;
-      std::vector<bz2::Magic> magics;
-      // With GPUs decoding, the scan must keep up with them: every host thread takes a piece.
-      bz2::find_magics(*window, scan_from - base, window->size() * 8, magics, o.use_gpus ? 0u : 1u);
-      for (auto& m : magics) found.push_back({m.bit + base, m.end});
-      part("scan", at, magics.size());
-      scan_from = std::max(scan_from, end >= 47 ? end - 47 : 0);
-      // Hand out what the window holds enough of.
-      while (!found.empty()) {
-        const bz2::Magic f = found.front();
-        if (!f.end) {
-          if (!eof && f.bit + bz2::kMaxBlockBits > end) break;
-          at = parts.now();
-          if (!job.wait_for_room()) return;
-          part("room", at, 0);
+    // Two threads: the scanner makes each window (the bytes still needed from the last one, then a
+    // read), finds its magics and decides what of it can be handed out (a step); this thread hands
+    // the steps' candidates out as the job's room allows. The next window's read and scan so run
+    // while this one's candidates wait for room.
+    struct Handed {
+      bz2::Magic magic;
+      EndInfo end;  // for an end magic
+    };
+    struct Step {
+      std::shared_ptr<const Bytes> window;
+      std::uint64_t base = 0;     // the input's bit of window[0]'s first bit
+      bool eof = false;           // the window reaches the input's end
+      std::vector<Handed> items;  // in order
+      std::uint64_t known_to = 0, bytes_in = 0;  // after the items
+      bool last = false;          // nothing follows (the input's end, the junk after the last stream, a stop)
+      bool stopped = false;       // the job stopped: nothing more to say
+      std::exception_ptr error;
+    };
+    std::mutex qm;
+    std::condition_variable qcv;
+    std::deque<Step> steps;
+    bool handing_out = true;  // false: this thread left; the scanner stops
+    constexpr std::size_t kStepsAhead = 2;
+    auto scanner = [&] {
+      const TraceSteps parts(o.trace, "input");
+      auto part = [&parts](const char* what, double& from, std::uint64_t blocks) { parts.step(what, from, blocks); };
+      std::size_t read_size = kFirstRead;
+      std::uint64_t window_byte = 0, scan_from = bz2::kHeaderBytes * 8;
+      std::deque<bz2::Magic> found;  // found, not yet handed out
+      bool eof = false;
+      auto put = [&](Step st) {
+        std::unique_lock lock(qm);
+        qcv.wait(lock, [&] { return steps.size() < kStepsAhead || !handing_out; });
+        if (!handing_out) return false;
+        steps.push_back(std::move(st));
+        qcv.notify_all();
+        return true;
+      };
+      try {
+        while (!eof) {
           {
             const std::lock_guard lock(job.m);
-            blocks.insert(f.bit);
-            known_to = std::max(known_to, f.bit + 1);  // found in order: nothing below is missing
+            if (job.stop) break;
+            if (junk) break;
           }
-          job.push({f.bit, window, base, eof});
-        } else {
-          EndInfo e;
-          e.next_byte = (f.bit + 80 + 7) / 8;
-          if (!eof && (e.next_byte + bz2::kHeaderBytes) * 8 > end) break;
-          e.complete = f.bit + 80 <= end;
-          if (e.complete) {
-            BitReader br(*window, f.bit + 48 - base);
-            e.stored_crc = br.take(32);
+          // The next window: from the earliest byte still needed, plus a read.
+          const std::uint64_t keep = std::min(found.empty() ? scan_from / 8 : found.front().bit / 8, scan_from / 8);
+          double at = parts.now();
+          const std::size_t had = window->size() - static_cast<std::size_t>(keep - window_byte);
+          auto next = new_window(had, read_size);
+          if (had > 0) std::memcpy(next->data(), window->data() + (keep - window_byte), had);
+          part("window", at, 0);
+          const std::size_t r = read_in(next->data() + had, read_size);
+          part("read()", at, 0);
+          next->resize(had + r);
+          eof = r < read_size;
+          read_size = std::min(read_size * 4, kRead);
+          window = next;
+          window_byte = keep;
+          const std::uint64_t base = window_byte * 8, end = base + window->size() * 8;
+          std::vector<bz2::Magic> magics;
+          // With GPUs decoding, the scan must keep up with them: every host thread takes a piece.
+          bz2::find_magics(*window, scan_from - base, window->size() * 8, magics, o.use_gpus ? 0u : 1u);
+          for (auto& m : magics) found.push_back({m.bit + base, m.end});
+          part("scan", at, magics.size());
+          scan_from = std::max(scan_from, end >= 47 ? end - 47 : 0);
+          // What the window holds enough of: a block the longest block's bits, an end its CRC and the
+          // next stream's header.
+          Step st;
+          st.window = window;
+          st.base = base;
+          st.eof = eof;
+          while (!found.empty()) {
+            const bz2::Magic f = found.front();
+            Handed h{f, {}};
+            if (!f.end) {
+              if (!eof && f.bit + bz2::kMaxBlockBits > end) break;
+            } else {
+              EndInfo& e = h.end;
+              e.next_byte = (f.bit + 80 + 7) / 8;
+              if (!eof && (e.next_byte + bz2::kHeaderBytes) * 8 > end) break;
+              e.complete = f.bit + 80 <= end;
+              if (e.complete) {
+                BitReader br(*window, f.bit + 48 - base);
+                e.stored_crc = br.take(32);
+              }
+              if (e.next_byte >= window_byte) {
+                e.next_level = bz2::header_level(*window, static_cast<std::size_t>(e.next_byte - window_byte));
+                e.next_cut = eof && bz2::header_cut(*window, static_cast<std::size_t>(e.next_byte - window_byte));
+              }
+            }
+            st.items.push_back(h);
+            found.pop_front();
           }
-          if (e.next_byte >= window_byte) {
-            e.next_level = bz2::header_level(*window, static_cast<std::size_t>(e.next_byte - window_byte));
-            e.next_cut = eof && bz2::header_cut(*window, static_cast<std::size_t>(e.next_byte - window_byte));
-          }
-          const std::lock_guard lock(job.m);
-          ends[f.bit] = e;
-          known_to = std::max(known_to, f.bit + 1);
-          job.cv.notify_all();
+          st.known_to = eof && found.empty() ? kAll : std::min(found.empty() ? scan_from : found.front().bit, scan_from);
+          st.bytes_in = window_byte + window->size();
+          if (!put(std::move(st))) return;
         }
-        found.pop_front();
+        // The end: after the last stream, count the rest.
+        Step st;
+        st.last = true;
+        {
+          const std::lock_guard lock(job.m);
+          st.stopped = job.stop;
+        }
+        std::uint64_t rest = 0;
+        if (!eof && !st.stopped) {
+          std::vector<std::uint8_t> sink(std::size_t{1} << 20);
+          for (std::size_t r; (r = read_in(sink.data(), sink.size())) != 0;) rest += r;
+        }
+        st.bytes_in = window_byte + window->size() + rest;
+        st.known_to = kAll;
+        put(std::move(st));
+      } catch (...) {
+        Step st;
+        st.last = true;
+        st.error = std::current_exception();
+        put(std::move(st));
       }
-      const std::lock_guard lock(job.m);
-      known_to = eof && found.empty() ? kAll : std::min(found.empty() ? scan_from : found.front().bit, scan_from);
-      bytes_in = window_byte + window->size();
-      job.cv.notify_all();
+    };
+    std::thread scan_thread(scanner);
+    const auto leave = [&] {
+      {
+        const std::lock_guard lock(qm);
+        handing_out = false;
+        qcv.notify_all();
+      }
+      scan_thread.join();
+    };
+    try {
+      const TraceSteps parts(o.trace, "hand-out");
+      for (;;) {
+        Step st;
+        {
+          std::unique_lock lock(qm);
+          qcv.wait(lock, [&] { return !steps.empty(); });
+          st = std::move(steps.front());
+          steps.pop_front();
+          qcv.notify_all();
+        }
+        if (st.error) std::rethrow_exception(st.error);
+        if (st.stopped) break;
+        bool after_last_stream;  // the writer saw the last stream end: the rest is not handed out
+        {
+          const std::lock_guard lock(job.m);
+          after_last_stream = junk;
+        }
+        if (after_last_stream) st.items.clear();
+        for (const Handed& h : st.items) {
+          if (!h.magic.end) {
+            double at = parts.now();
+            if (!job.wait_for_room()) {
+              leave();
+              return;
+            }
+            parts.step("room", at, 0);
+            {
+              const std::lock_guard lock(job.m);
+              blocks.insert(h.magic.bit);
+              known_to = std::max(known_to, h.magic.bit + 1);  // found in order: nothing below is missing
+            }
+            job.push({h.magic.bit, st.window, st.base, st.eof});
+          } else {
+            const std::lock_guard lock(job.m);
+            ends[h.magic.bit] = h.end;
+            known_to = std::max(known_to, h.magic.bit + 1);
+            job.cv.notify_all();
+          }
+        }
+        const std::lock_guard lock(job.m);
+        known_to = st.known_to;
+        bytes_in = st.bytes_in;
+        if (st.last) job.input_done = true;
+        job.cv.notify_all();
+        if (st.last) break;
+      }
+    } catch (...) {
+      leave();
+      throw;
     }
-    // After the last stream: count the rest.
-    std::uint64_t rest = 0;
-    if (!eof) {
-      std::vector<std::uint8_t> sink(std::size_t{1} << 20);
-      for (std::size_t r; (r = read_in(sink.data(), sink.size())) != 0;) rest += r;
-    }
-    const std::lock_guard lock(job.m);
-    bytes_in = window_byte + window->size() + rest;
-    known_to = kAll;
-    job.input_done = true;
-    job.cv.notify_all();
+    leave();
   };
   auto cpu_worker = [&] {
     cpu_worker_loop(job, [](const Candidate& c, cpu::Workspace& ws) {

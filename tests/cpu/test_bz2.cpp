@@ -886,6 +886,25 @@ TEST(Bz2Engine, ReadsStreamsWindowsAndTrailingBytes) {
   EXPECT_EQ(st.streams, 4u);
 }
 
+// A long input with few blocks in flight: the reader's windows are given back while it reads and
+// reused for the next reads (their bytes from before must not show).
+TEST(Bz2Engine, ReusesTheReadersWindowsOnALongInput) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes part = datasets::bytes_with_entropy(2'000'003, 8.0, seed);
+  const Bytes z = libbz2_compress(part, 1);
+  Bytes file, all;
+  for (int k = 0; k < 24; ++k) {  // about 48 MB: six reads of 8 MiB after the first, smaller ones
+    file.insert(file.end(), z.begin(), z.end());
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  engine::Options o = bz2_options(9, 2);
+  o.max_blocks_in_flight = 2;
+  engine::Stats st;
+  EXPECT_TRUE(engine_decompress(file, o, seed, &st) == all);
+  EXPECT_EQ(st.streams, 24u);
+}
+
 TEST(Bz2Engine, AgreesWithTheSerialReaderOnDamage) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   std::mt19937_64 rng(seed);
