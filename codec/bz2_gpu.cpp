@@ -90,7 +90,7 @@ void GpuBlockDecoder::ready_host(std::size_t bytes) {
   });
 }
 
-std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> blocks, unsigned threads) {
+std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> blocks, unsigned threads, const OutputBuffers& buffers) {
   PARCOMP_NVTX_RANGE("bz2::GpuBlockDecoder::collect");
   if (blocks.size() != count_) throw ContractError("bz2::GpuBlockDecoder::collect: not the blocks loaded");
   using Clock = std::chrono::steady_clock;
@@ -126,7 +126,7 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
     std::vector<std::size_t> at(offset.begin() + static_cast<std::ptrdiff_t>(first), offset.begin() + static_cast<std::ptrdiff_t>(last) + 1);
     for (std::size_t& x : at) x -= offset[first];
     std::vector<GpuBlockOut> part = finish(blocks.subspan(first, last - first), std::span<const BlockSymbols>(info).subspan(first, last - first),
-                                           {bytes, at.back()}, at, threads);
+                                           {bytes, at.back()}, at, threads, buffers);
     std::move(part.begin(), part.end(), outs.begin() + static_cast<std::ptrdiff_t>(first));
     download += c1 - c0;
     ended += Clock::now() - c1;
@@ -138,7 +138,8 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
 }
 
 std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
-                                                 std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads) {
+                                                 std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads,
+                                                 const OutputBuffers& buffers) {
   if (info.size() != blocks.size() || offset.size() != blocks.size() + 1 || offset.back() > bytes.size())
     throw ContractError("bz2::GpuBlockDecoder::finish: sizes do not match");
   std::vector<GpuBlockOut> outs(blocks.size());
@@ -146,6 +147,10 @@ std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blo
     GpuBlockOut& o = outs[i];
     try {
       if (info[i].error != BlockError::none) throw_block_error(info[i], blocks[i].where, blocks[i].window_is_end);
+      if (buffers) {
+        o.bytes = buffers();
+        o.bytes.clear();
+      }
       o.r = finish_block(bytes.subspan(offset[i], offset[i + 1] - offset[i]), info[i], blocks[i].bit, o.bytes, blocks[i].where);
     } catch (const CorruptDataError&) {
       o.error = std::current_exception();

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <exception>
+#include <functional>
 #include <future>
 #include <memory>
 #include <span>
@@ -31,6 +32,10 @@ struct GpuBlockOut {
   BlockResult r;  // end_bit in bits of the block's window
 };
 
+// Where collect() takes each block's output vector from (a caller's recycled ones: a fresh vector of
+// a block's size is page faults and, once freed, an unmapping on every host thread); none: new ones.
+using OutputBuffers = std::function<std::vector<std::uint8_t>()>;
+
 class GpuBlockDecoder {
  public:
   // Blocks of at most block_limit(level) bytes; the device work is queued on `stream`.
@@ -45,7 +50,7 @@ class GpuBlockDecoder {
   // is larger); 32 MiB unless set (tests set small pieces).
   void set_host_piece(std::size_t bytes) { host_piece_ = bytes == 0 ? 1 : bytes; }
   // Waits for run(), downloads, and ends every block on the host threads (0: all of them).
-  std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0);
+  std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0, const OutputBuffers& buffers = {});
   // The device bytes this decoder holds.
   std::size_t device_bytes() const;
   // Where the last collect()'s seconds went: waiting for the GPU, the copies back, the host's end.
@@ -56,7 +61,8 @@ class GpuBlockDecoder {
   // collect()'s host side: ends every block from its decoded fields (info) and its bytes
   // (bytes[offset[i] .. offset[i + 1]) for block i; empty where info[i] has an error).
   static std::vector<GpuBlockOut> finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
-                                         std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads = 0);
+                                         std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads = 0,
+                                         const OutputBuffers& buffers = {});
 
  private:
   CollectSeconds last_collect_;

@@ -610,7 +610,8 @@ constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 // A batch whose device memory cannot be had goes back to the queue (after the batch on the GPU is
 // ended), and the GPU leaves (DeviceMemoryError to manage_gpus).
 template <typename J>
-void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st, std::mutex& stats_m, int device) {
+void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st, std::mutex& stats_m, int device,
+                        const bz2::OutputBuffers& buffers) {
   struct Slot {
     cudaStream_t stream = nullptr;
     std::unique_ptr<bz2::GpuBlockDecoder> decoder;
@@ -638,7 +639,7 @@ void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st
   Trace* const tr = o.trace;
   const std::string lane = tr != nullptr ? tr->lane("stage") : std::string();
   auto finish = [&](Slot& sl) {
-    std::vector<bz2::GpuBlockOut> outs = sl.decoder->collect(sl.in);
+    std::vector<bz2::GpuBlockOut> outs = sl.decoder->collect(sl.in, 0, buffers);
     if (tr != nullptr) {  // collect's three parts, back from now
       const auto c = sl.decoder->last_collect();
       const double end = tr->now(), f0 = end - c.finish, d0 = f0 - c.download, w0 = d0 - c.wait;
@@ -725,6 +726,11 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   // their pages instead of faulting fresh ones in (a window is 8 MiB and more). Declared before the
   // job whose candidates hold them.
   Spares<Bytes> window_spares{32, [](const Bytes& b) { return b.capacity(); }};
+  // The blocks' decoded bytes likewise: the writer gives each back once written, the workers take
+  // them for the next blocks (a fresh megabyte per block was page faults, and unmapping it once
+  // written stopped every thread of the process).
+  Spares<Bytes> out_spares{128, [](const Bytes& b) { return b.capacity(); }};
+  const bz2::OutputBuffers out_buffers = [&out_spares] { return out_spares.take().value_or(Bytes()); };
   Job<Candidate, Decoded> job;
   job.trace = o.trace;
   job.cap = flight_cap(o, cpu_workers);
@@ -962,8 +968,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     leave();
   };
   auto cpu_worker = [&] {
-    cpu_worker_loop(job, [](const Candidate& c, cpu::Workspace& ws) {
+    cpu_worker_loop(job, [&out_buffers](const Candidate& c, cpu::Workspace& ws) {
       Decoded d;
+      d.bytes = out_buffers();
+      d.bytes.clear();
       try {
         bz2::Where where;
         where.stream = 0;
@@ -1059,6 +1067,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       out.write(d.bytes.data(), d.bytes.size());
       if (o.trace != nullptr) o.trace->add(o.trace->lane("writer"), "write", got_at, o.trace->now(), 1);
       written += d.bytes.size();
+      out_spares.give_back(std::move(d.bytes));
       st.blocks += 1;
       if (o.on_progress && since(last_progress) >= 0.25) {
         last_progress = Clock::now();
@@ -1080,7 +1089,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       const std::size_t limit = bz2::block_limit(9), k = 16;
       return GpuNeeds{2 * (bz2gpu::decode_scratch_bytes(k, static_cast<std::uint32_t>(limit)) + k * limit + k * limit / 2) / k, 0};
     };
-    manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
+    manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, stats_m, d, out_buffers); }, cpu_worker, needs,
                 1, false, kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
                   const std::lock_guard lock(job.m);
                   return bytes_in;

@@ -45,7 +45,8 @@ class Source {
     return got;
   }
 };
-// Where the output goes. Errors: throw (IoError).
+// Where the output goes: write() takes the bytes before it returns (the buffer is reused after it).
+// Errors: throw (IoError).
 class Sink {
  public:
   virtual ~Sink() = default;
