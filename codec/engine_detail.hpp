@@ -789,8 +789,12 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
             for (auto& t : dv.threads) t.join();
             dv.threads.clear();
             dv.slot.reset();
-            if (!why.empty() && job.work_left()) {
-              note(o, "GPU " + std::to_string(dv.id) + " left: " + why + "; its blocks go to the CPU workers, and it tries again");
+            // Said whenever it happened, also where the CPU workers or another GPU have already
+            // taken every block left.
+            const bool more = !why.empty() && job.work_left();
+            if (!why.empty())
+              note(o, "GPU " + std::to_string(dv.id) + " left: " + why + "; its blocks go to the CPU workers" + (more ? ", and it tries again" : ""));
+            if (more) {
               job.gpu_left();
               dv.left = true;
               dv.state = Device::waiting;
