@@ -165,7 +165,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     // every time, most of the 1.0-1.2 s of "gather" per lane on 25 copies (H100 host, 6f66db5).
     Bytes batch;
     for (;;) {
-      auto items = job.claim(plan.batch, true);
+      auto items = job.claim(plan.batch, true, true);  // published as one result: a run of seqs
       if (items.empty()) break;
       job.gpu_took_work();
       double at = steps.now();
@@ -502,7 +502,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         job.cv.wait(lock, [&] { return job.stop || stream_block_bytes != 0 || job.input_done; });
         if (job.stop || !gpu_block_size_ok(stream_block_bytes)) break;
       }
-      auto items = job.claim(plan.batch, true);
+      auto items = job.claim(plan.batch, true, true);  // published as one result: a run of seqs
       if (items.empty()) break;
       job.gpu_took_work();
       double at = steps.now();

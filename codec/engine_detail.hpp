@@ -246,9 +246,11 @@ class Job {
     stop = true;
     cv.notify_all();
   }
-  // Up to `max` consecutive items from the front. A GPU (wait_full) waits for a full batch while
-  // the input is still coming. Empty: nothing left (or stopped).
-  std::vector<Item> claim(std::size_t max, bool wait_full) {
+  // Up to `max` items from the front. A GPU (wait_full) waits for a full batch while the input is
+  // still coming. `run`: only items whose seqs follow one another (a batch published as one result,
+  // keyed by its first seq: items given back leave gaps in the queue). Empty: nothing left (or
+  // stopped).
+  std::vector<Item> claim(std::size_t max, bool wait_full, bool run = false) {
     std::unique_lock lock(m);
     cv.wait(lock, [&] {
       // A GPU takes less than a batch where the reader waits for room (a cap below the batch:
@@ -258,7 +260,7 @@ class Job {
     });
     std::vector<Item> out;
     if (stop) return out;
-    while (!pending.empty() && out.size() < max) {
+    while (!pending.empty() && out.size() < max && (!run || out.empty() || pending.front().seq == out.back().seq + 1)) {
       out.push_back(std::move(pending.front()));
       pending.pop_front();
     }

@@ -507,6 +507,28 @@ TEST(EngineJob, ItemsGivenBackAreClaimedAgainInOrder) {
   EXPECT_FALSE(job.work_left());
 }
 
+// A batch published as one result (the parcomp format's GPU lanes) is a run of seqs: where items
+// given back leave a gap in the queue, the claim stops at it (a batch across it was written as if
+// its blocks followed one another, and the writer then waited for a block keyed inside it).
+TEST(EngineJob, ABatchPublishedAsOneResultIsARunOfSeqs) {
+  engine::Trace trace;
+  TracedJob job;
+  fill_traced_job(job, trace, 12);
+  auto a = job.claim(4, true);  // 0 .. 3
+  auto b = job.claim(4, true);  // 4 .. 7
+  ASSERT_EQ(b.size(), 4u);
+  job.give_back(std::move(a));  // the queue: 0 1 2 3 8 9 10 11
+  auto run = job.claim(8, true, true);
+  ASSERT_EQ(run.size(), 4u);
+  for (std::uint64_t k = 0; k < run.size(); ++k) EXPECT_EQ(run[k].seq, k);
+  auto rest = job.claim(8, true, true);
+  ASSERT_EQ(rest.size(), 4u);
+  EXPECT_EQ(rest.front().seq, 8u);
+  job.give_back(std::move(b));
+  job.give_back(std::move(run));  // 0 1 2 3 4 5 6 7: one run again
+  EXPECT_EQ(job.claim(8, true, true).size(), 8u);
+}
+
 // The process's device memory cap (device_memory::set_limit, PARCOMP_GPU_MEMORY_LIMIT) refuses an
 // allocation past it before CUDA is asked, so it works without a GPU: the seam that makes a GPU
 // with little free memory in the GPU tests, and a fake lane's failure here.
