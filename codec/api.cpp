@@ -2,6 +2,7 @@
 // the engine's, the engine's errors mapped to the public hierarchy.
 #include "parcomp/parcomp.hpp"
 
+#include "bz2.hpp"
 #include "engine.hpp"
 #include "gpu_warmup.hpp"
 #include "kernels/common/device_buffer.hpp"
@@ -12,6 +13,8 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <optional>
+#include <algorithm>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -273,5 +276,208 @@ std::vector<std::uint8_t> Stream::finish() {
 }
 
 const Stats& Stream::stats() const { return s_->stats; }
+
+}  // namespace parcomp
+
+namespace parcomp {
+
+// The work on a thread of its own; its sink waits while kRoom bytes of output wait for read().
+struct Reader::State {
+  static constexpr std::size_t kRoom = std::size_t{64} << 20;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::vector<std::uint8_t>> output;
+  std::size_t output_bytes = 0, front_at = 0;
+  bool abandoned = false, done = false;
+  std::exception_ptr error;
+  Stats stats;
+  std::thread worker;
+
+  struct Abandoned {};
+  class Waiting : public Sink {
+   public:
+    explicit Waiting(State& s) : s_(s) {}
+    void write(const std::uint8_t* buf, std::size_t n) override {
+      if (n == 0) return;
+      std::unique_lock lock(s_.m);
+      s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
+      if (s_.abandoned) throw Abandoned{};
+      s_.output.emplace_back(buf, buf + n);
+      s_.output_bytes += n;
+      s_.cv.notify_all();
+    }
+
+   private:
+    State& s_;
+  };
+};
+
+Reader::Reader(Source& in, Stream::Direction direction, const Options& options) : s_(nullptr) {
+  (void)engine_options(options);
+  s_ = new State;
+  s_->worker = std::thread([this, &in, direction, options] {
+    State::Waiting out(*s_);
+    Stats st;
+    std::exception_ptr error;
+    try {
+      st = direction == Stream::Direction::compress ? compress(in, out, options) : decompress(in, out, options);
+    } catch (const State::Abandoned&) {
+    } catch (...) {
+      error = std::current_exception();
+    }
+    const std::lock_guard lock(s_->m);
+    s_->stats = st;
+    s_->error = error;
+    s_->done = true;
+    s_->cv.notify_all();
+  });
+}
+
+Reader::~Reader() {
+  {
+    const std::lock_guard lock(s_->m);
+    s_->abandoned = true;
+    s_->cv.notify_all();
+  }
+  s_->worker.join();
+  delete s_;
+}
+
+std::size_t Reader::read(std::uint8_t* buf, std::size_t n) {
+  std::unique_lock lock(s_->m);
+  s_->cv.wait(lock, [&] { return s_->done || !s_->output.empty(); });
+  std::size_t got = 0;
+  while (got < n && !s_->output.empty()) {
+    const std::vector<std::uint8_t>& front = s_->output.front();
+    const std::size_t k = std::min(n - got, front.size() - s_->front_at);
+    std::memcpy(buf + got, front.data() + s_->front_at, k);
+    got += k;
+    s_->front_at += k;
+    s_->output_bytes -= k;
+    if (s_->front_at == front.size()) {
+      s_->output.pop_front();
+      s_->front_at = 0;
+    }
+  }
+  s_->cv.notify_all();
+  if (got == 0 && s_->error) std::rethrow_exception(std::exchange(s_->error, nullptr));
+  return got;
+}
+
+const Stats& Reader::stats() const { return s_->stats; }
+
+// The stream's bytes from its first unread one on (earlier ones dropped as the chain passes them),
+// followed block by block on the caller's thread: a block is decoded once it may be whole, and
+// tried again, when it was not, after its bytes have doubled (so that small pieces of input do not
+// make the decoding quadratic).
+struct Bz2Decompressor::State {
+  enum class Phase { header, blocks, done };
+  Phase phase = Phase::header;
+  std::vector<std::uint8_t> in;       // input from byte `base` of the stream on
+  std::uint64_t base = 0;             // the stream's byte of in[0]
+  std::uint64_t bit = 0;              // the chain's next bit, in `in`
+  std::uint64_t tried_to_bytes = 0;   // in.size() when the block at `bit` last ran past the end
+  std::uint64_t scan_from = 0;        // in's bits before this were scanned for magics
+  int level = 0;
+  std::uint32_t combined = 0;
+  std::uint64_t blocks = 0;
+  std::vector<std::uint8_t> ready;    // output not yet returned
+  std::size_t ready_at = 0;
+  std::vector<std::uint8_t> unused;
+  bz2::DecodeScratch scratch;
+
+  // One step along the chain: false when it needs more input (or the stream has ended).
+  bool step() {
+    if (phase == Phase::header) {
+      if (in.size() < bz2::kHeaderBytes) return false;
+      level = bz2::header_level(in, 0);
+      if (level == 0) throw CorruptDataError("not a bzip2 stream: no \"BZh1\" to \"BZh9\" header");
+      bit = bz2::kHeaderBytes * 8;
+      phase = Phase::blocks;
+      return true;
+    }
+    if (phase == Phase::done) return false;
+    const std::uint64_t have = static_cast<std::uint64_t>(in.size()) * 8;
+    if (bit + 48 > have) return false;
+    BitReader br(in, bit);
+    const std::uint64_t magic = std::uint64_t{br.take(24)} << 24 | br.take(24);
+    bz2::Where where;
+    where.stream = 1;
+    where.block = blocks + 1;
+    where.base = base * 8;
+    where.bit = bit;
+    if (magic == bz2::kEndMagic) {
+      if (bit + 80 > have) return false;
+      const std::uint32_t stored = br.take(32);
+      if (stored != combined)
+        throw CorruptDataError("stream CRC " + std::to_string(combined) + " differs from the stored " + std::to_string(stored));
+      const std::size_t end = static_cast<std::size_t>((bit + 80 + 7) / 8);
+      unused.assign(in.begin() + static_cast<std::ptrdiff_t>(end), in.end());
+      in.clear();
+      phase = Phase::done;
+      return false;
+    }
+    if (magic != bz2::kBlockMagic) throw CorruptDataError("bit " + std::to_string(base * 8 + bit) + ": neither a block nor the end marker");
+    if (tried_to_bytes != 0 && in.size() < 2 * tried_to_bytes - bit / 8 && have - bit < bz2::kMaxBlockBits) {
+      // Not doubled yet: tried again only if a magic (the next block's, the end's) came since.
+      std::vector<bz2::Magic> found;
+      const std::uint64_t from = std::max(scan_from, bit + 48);
+      if (have >= from + 48) bz2::find_magics(in, from, have, found);
+      scan_from = have >= 47 ? have - 47 : 0;
+      if (found.empty()) return false;
+    }
+    const std::optional<bz2::BlockResult> r = bz2::decode_block_if_whole(in, bit, level, ready, scratch, where);
+    if (!r) {
+      tried_to_bytes = in.size();
+      return false;
+    }
+    tried_to_bytes = 0;
+    ++blocks;
+    combined = bz2::combine_crc(combined, r->stored_crc);
+    bit = r->end_bit;
+    // The bytes the chain has passed go once they are half of what is kept (whole bytes; the next
+    // block may start mid-byte).
+    if (bit / 8 >= (std::size_t{1} << 20) && bit / 8 >= in.size() / 2) {
+      const std::size_t drop = static_cast<std::size_t>(bit / 8);
+      in.erase(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(drop));
+      base += drop;
+      bit -= std::uint64_t{drop} * 8;
+      scan_from = scan_from > std::uint64_t{drop} * 8 ? scan_from - std::uint64_t{drop} * 8 : 0;
+    }
+    return true;
+  }
+};
+
+Bz2Decompressor::Bz2Decompressor() : s_(new State) {}
+Bz2Decompressor::~Bz2Decompressor() { delete s_; }
+
+std::vector<std::uint8_t> Bz2Decompressor::decompress(std::span<const std::uint8_t> data, std::size_t max_length) {
+  PARCOMP_NVTX_RANGE("parcomp::Bz2Decompressor::decompress");
+  State& s = *s_;
+  if (eof()) throw ContractError("End of stream already reached");
+  if (s.phase == State::Phase::done)
+    s.unused.insert(s.unused.end(), data.begin(), data.end());  // its output still being returned
+  else
+    s.in.insert(s.in.end(), data.begin(), data.end());
+  if (s.ready_at > 0 && s.ready_at == s.ready.size()) {
+    s.ready.clear();
+    s.ready_at = 0;
+  }
+  while (s.ready.size() - s.ready_at < max_length && s.step()) {
+  }
+  const std::size_t n = std::min(max_length, s.ready.size() - s.ready_at);
+  std::vector<std::uint8_t> out(s.ready.begin() + static_cast<std::ptrdiff_t>(s.ready_at),
+                                s.ready.begin() + static_cast<std::ptrdiff_t>(s.ready_at + n));
+  s.ready_at += n;
+  if (s.ready_at == s.ready.size()) {
+    s.ready.clear();
+    s.ready_at = 0;
+  }
+  return out;
+}
+
+bool Bz2Decompressor::eof() const { return s_->phase == State::Phase::done && s_->ready_at == s_->ready.size(); }
+bool Bz2Decompressor::needs_input() const { return s_->phase != State::Phase::done && s_->ready_at == s_->ready.size(); }
+const std::vector<std::uint8_t>& Bz2Decompressor::unused_data() const { return s_->unused; }
 
 }  // namespace parcomp

@@ -5,6 +5,7 @@
 #include "core/parallel.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <atomic>
 #include <bit>
 #include <cstring>
@@ -693,8 +694,10 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
   return r;
 }
 
-BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where, bool input_ends_here) {
+namespace {
+// decode_block's work; a block that runs past in's end is returned as nullopt when `whole_or_none`.
+std::optional<BlockResult> decode_block_impl(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                                             DecodeScratch& scratch, const Where& where, bool input_ends_here, bool whole_or_none) {
   if (!scratch.work) scratch.work = std::make_unique<DecodeWork>();
   const auto limit = static_cast<std::uint32_t>(block_limit(level));
   auto& tt = scratch.tt;
@@ -703,12 +706,27 @@ BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, in
   std::uint32_t* t = tt.data();
   const BlockSymbols s =
       decode_symbols(in.data(), in.size(), bit, limit, *scratch.work, counts, [t](std::uint32_t i, std::uint8_t b) { t[i] = b; });
+  // Bits past the end read as zeros: damage found within the last word may be the missing bits'.
+  if (whole_or_none && s.error != BlockError::none &&
+      (s.error == BlockError::past_end || s.error_bit + 64 >= static_cast<std::uint64_t>(in.size()) * 8))
+    return std::nullopt;
   if (s.error != BlockError::none) throw_block_error(s, where, input_ends_here);
   // The inverse BWT (tt[row] = next row << 8 | byte), its bytes then through the last steps.
   link_rows(t, s.nblock, counts);
   scratch.bytes.resize(s.nblock);
   walk_rulers(t, s.nblock, s.orig_ptr, scratch.bytes.data(), scratch.rulers);
   return finish_block(scratch.bytes, s, bit, out, where);
+}
+}  // namespace
+
+BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here) {
+  return *decode_block_impl(in, bit, level, out, scratch, where, input_ends_here, false);
+}
+
+std::optional<BlockResult> decode_block_if_whole(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                                                 DecodeScratch& scratch, const Where& where) {
+  return decode_block_impl(in, bit, level, out, scratch, where, false, true);
 }
 
 namespace {

@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -186,6 +187,11 @@ struct BlockResult {
 // reported as longer than any block, not as truncated.
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
                          DecodeScratch& scratch, const Where& where, bool input_ends_here = true);
+
+// decode_block for a block that may not have arrived whole: nullopt when it runs past in's end
+// (more input is needed), any other damage thrown as decode_block throws it.
+std::optional<BlockResult> decode_block_if_whole(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
+                                                 DecodeScratch& scratch, const Where& where);
 
 // Damage that decode_symbols found, as a CorruptDataError naming `where` and the bit
 // (input_ends_here: see decode_block).

@@ -168,6 +168,50 @@ class Stream {
   State* s_;
 };
 
+// Output pulled by the caller (ours; what a file object reading a .bz2 needs): the work runs on the
+// library's threads over `in`, and read() takes the output as it comes. At most 64 MiB of output
+// waits for read() (the work pauses there), so memory stays bounded at any input size. `in` must
+// outlive the Reader; its read() is called from a library thread. Destroying a Reader before its
+// end abandons the work.
+class Reader {
+ public:
+  Reader(Source& in, Stream::Direction direction, const Options& options = {});
+  ~Reader();
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+  // Up to n bytes of the output, waiting until there are some; 0 at the end. The work's error is
+  // thrown here, after the output written before it.
+  std::size_t read(std::uint8_t* buf, std::size_t n);
+  // After read() returned 0: the work's statistics.
+  const Stats& stats() const;
+
+ private:
+  struct State;
+  State* s_;
+};
+
+// One .bz2 stream decompressed as it arrives, as Python's bz2.BZ2Decompressor does (ours, on the
+// caller's thread): decompress() takes more input and returns up to max_length bytes of the output
+// it makes possible (the rest waits for the next call); after the stream's end marker eof() is true
+// and unused_data() holds the input after it. CorruptDataError for damaged input; ContractError
+// for input after the end.
+class Bz2Decompressor {
+ public:
+  Bz2Decompressor();
+  ~Bz2Decompressor();
+  Bz2Decompressor(const Bz2Decompressor&) = delete;
+  Bz2Decompressor& operator=(const Bz2Decompressor&) = delete;
+  std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> data, std::size_t max_length = SIZE_MAX);
+  bool eof() const;
+  // False while output made from the input so far still waits to be returned.
+  bool needs_input() const;
+  const std::vector<std::uint8_t>& unused_data() const;
+
+ private:
+  struct State;
+  State* s_;
+};
+
 // The most device memory this process holds on each GPU (0: no cap; the environment's
 // PARCOMP_GPU_MEMORY_LIMIT by default). Process-wide: it applies to every call at once.
 void set_gpu_memory_limit(std::uint64_t bytes_per_device);

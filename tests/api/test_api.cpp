@@ -161,6 +161,91 @@ TEST(Api, StreamsReportErrorsAndMayBeAbandoned) {
   }
 }
 
+// A Reader's output taken in reads of odd sizes is the whole call's, both ways; its memory waits
+// for read() (a large output through a small read); an error comes after the output before it;
+// a Reader destroyed half read abandons its work.
+TEST(Api, ReadersGiveTheWholeCallsBytesAsTheyAreRead) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const Bytes& in : inputs(seed)) {
+    const Bytes z = parcomp::testing::libbz2_compress(in, 9);
+    for (const auto direction : {parcomp::Stream::Direction::compress, parcomp::Stream::Direction::decompress}) {
+      const bool compress = direction == parcomp::Stream::Direction::compress;
+      parcomp::MemorySource src(compress ? std::span<const std::uint8_t>(in) : std::span<const std::uint8_t>(z));
+      parcomp::Reader r(src, direction, cpu());
+      Bytes got, piece(1 + rng() % 70000);
+      for (std::size_t n; (n = r.read(piece.data(), 1 + rng() % piece.size())) != 0;) got.insert(got.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(n));
+      EXPECT_TRUE(got == (compress ? z : in)) << in.size() << " bytes, " << (compress ? "compress" : "decompress");
+      EXPECT_EQ(r.read(piece.data(), piece.size()), 0u);
+      EXPECT_EQ(r.stats().original_bytes, in.size());
+    }
+  }
+  Bytes z = parcomp::testing::libbz2_compress(parcomp::testing::word_text(3000000, seed), 1);
+  z[z.size() / 2] ^= 0x10;
+  parcomp::MemorySource bad(z);
+  parcomp::Reader r(bad, parcomp::Stream::Direction::decompress, cpu());
+  Bytes piece(1 << 16);
+  EXPECT_THROW(
+      while (r.read(piece.data(), piece.size()) != 0) {}, parcomp::CorruptDataError);
+  const Bytes zeros(300'000'000, 0);  // 300 MB of output from a small input: read 1 MiB, then dropped
+  const Bytes small = parcomp::compress(zeros, cpu());
+  parcomp::MemorySource zs(small);
+  parcomp::Reader half(zs, parcomp::Stream::Direction::decompress, cpu());
+  EXPECT_GT(half.read(piece.data(), piece.size()), 0u);
+}
+
+// Python's bz2.BZ2Decompressor's contract: one stream, eof and the bytes after it, output in
+// pieces of at most max_length, needs_input, input in pieces of any size (one byte too).
+TEST(Api, Bz2DecompressorReadsOneStreamInPieces) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (const Bytes& in : inputs(seed)) {
+    const Bytes z = parcomp::testing::libbz2_compress(in, 1 + static_cast<int>(rng() % 9));
+    Bytes file = z;
+    const Bytes after = {'B', 'Z', 'h', '9', 1, 2, 3};
+    file.insert(file.end(), after.begin(), after.end());
+    for (const std::size_t piece : {std::size_t{1} << 30, std::size_t{1} + rng() % 5000, std::size_t{1}}) {
+      if (piece == 1 && file.size() > 200000) continue;  // a byte at a time: small inputs only
+      SCOPED_TRACE(::testing::Message() << in.size() << " bytes, pieces of " << piece);
+      parcomp::Bz2Decompressor d;
+      Bytes got;
+      const std::size_t max_length = rng() % 2 ? SIZE_MAX : 1 + rng() % 100000;
+      std::size_t at = 0;
+      while (!d.eof()) {
+        std::span<const std::uint8_t> next;
+        if (d.needs_input()) {
+          ASSERT_LT(at, file.size()) << "input ended before the stream did";
+          next = std::span<const std::uint8_t>(file).subspan(at, std::min(piece, file.size() - at));
+          at += next.size();
+        }
+        const Bytes out = d.decompress(next, max_length);
+        EXPECT_LE(out.size(), max_length);
+        got.insert(got.end(), out.begin(), out.end());
+      }
+      EXPECT_TRUE(got == in);
+      Bytes unused = d.unused_data();
+      unused.insert(unused.end(), file.begin() + static_cast<std::ptrdiff_t>(at), file.end());
+      EXPECT_TRUE(unused == after);
+      EXPECT_FALSE(d.needs_input());
+      EXPECT_THROW(d.decompress(after), parcomp::ContractError);
+    }
+  }
+  // Truncated: never eof, and it asks for input; damaged: CorruptDataError.
+  const Bytes z = parcomp::testing::libbz2_compress(parcomp::testing::word_text(500000, seed), 9);
+  parcomp::Bz2Decompressor cut;
+  cut.decompress(std::span<const std::uint8_t>(z).first(z.size() - 3));
+  EXPECT_FALSE(cut.eof());
+  EXPECT_TRUE(cut.needs_input());
+  Bytes bad = z;
+  bad[bad.size() / 2] ^= 0x20;
+  parcomp::Bz2Decompressor d;
+  EXPECT_THROW(d.decompress(bad), parcomp::CorruptDataError);
+  parcomp::Bz2Decompressor not_bz2;
+  EXPECT_THROW(not_bz2.decompress(Bytes{'n', 'o', 'p', 'e', '!'}), parcomp::CorruptDataError);
+}
+
 TEST(CApi, BuffersCodesAndMessages) {
   const Bytes in = parcomp::testing::word_text(1200000 + fresh_seed() % 999, 3);
   parcomp_options o;
