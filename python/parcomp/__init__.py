@@ -1,0 +1,36 @@
+"""parcomp: .bz2 on every CPU core and GPU of a host, with the face of Python's bz2 module.
+
+``compress``/``decompress`` for whole buffers, ``BZ2Compressor``/``BZ2Decompressor`` for pieces,
+``BZ2File``/``open`` for files (a path, a file descriptor's file or any Python file object),
+``register_fsspec`` so that fsspec (and Dask, pandas through it) reads .bz2 through parcomp.
+Every call takes ``threads`` (CPU workers: None for every hardware thread, 0 for none) and
+``devices`` (the GPUs to use: None for every GPU, [] for none); the GIL is released while the
+library works.
+"""
+
+from ._parcomp import CorruptDataError, GpuError, set_gpu_memory_limit
+from ._parcomp import version as _version
+from ._api import (
+    BZ2Compressor,
+    BZ2Decompressor,
+    BZ2File,
+    compress,
+    decompress,
+    open,
+    register_fsspec,
+)
+
+__version__ = _version().split(" ")[0]
+
+__all__ = [
+    "BZ2Compressor",
+    "BZ2Decompressor",
+    "BZ2File",
+    "CorruptDataError",
+    "GpuError",
+    "compress",
+    "decompress",
+    "open",
+    "register_fsspec",
+    "set_gpu_memory_limit",
+]

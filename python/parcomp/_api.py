@@ -1,0 +1,356 @@
+"""The bz2 module's functions and classes over parcomp's library (see __init__)."""
+
+import builtins
+import io
+import os
+
+from . import _parcomp
+
+_MODE_CLOSED, _MODE_READ, _MODE_WRITE = 0, 1, 2
+_TRUNCATED = "Compressed file ended before the end-of-stream marker was reached"
+
+
+def _work(threads, devices):
+    """The library's worker options: threads (-1: every hardware thread), GPUs on or off, which."""
+    t = -1 if threads is None else int(threads)
+    if devices is None:
+        return t, True, []
+    devices = [int(d) for d in devices]
+    return t, bool(devices), devices
+
+
+def _check_level(level):
+    if not 1 <= level <= 9:
+        raise ValueError("compresslevel must be between 1 and 9")
+
+
+def compress(data, compresslevel=9, *, format="bz2", threads=None, devices=None):
+    """Compress ``data`` (bytes-like) in one call: bzip2's bytes for ``compresslevel`` 1 to 9."""
+    _check_level(compresslevel)
+    return _parcomp.compress(data, compresslevel, format, *_work(threads, devices))
+
+
+def decompress(data, *, threads=None, devices=None):
+    """Every stream of ``data`` (.bz2, several streams too, or the parcomp format), as bz2.decompress."""
+    try:
+        return _parcomp.decompress(data, *_work(threads, devices))
+    except _parcomp.CorruptDataError as e:
+        if "truncated" in str(e):
+            raise ValueError("Compressed data ended before the end-of-stream marker was reached") from e
+        raise
+
+
+class BZ2Compressor:
+    """Incremental compression, as bz2.BZ2Compressor: ``compress`` returns what is ready (often
+    nothing: the blocks are made on the library's threads), ``flush`` ends the stream."""
+
+    def __init__(self, compresslevel=9, *, format="bz2", threads=None, devices=None):
+        _check_level(compresslevel)
+        self._c = _parcomp.Compressor(format, compresslevel, *_work(threads, devices))
+
+    def compress(self, data):
+        return self._c.compress(data)
+
+    def flush(self):
+        return self._c.flush()
+
+
+class BZ2Decompressor:
+    """One .bz2 stream as it arrives, as bz2.BZ2Decompressor: ``decompress(data, max_length=-1)``,
+    ``eof``, ``unused_data``, ``needs_input``."""
+
+    def __init__(self):
+        self._d = _parcomp.Bz2Decompressor()
+
+    def decompress(self, data, max_length=-1):
+        try:
+            return self._d.decompress(data, max_length)
+        except _parcomp.CorruptDataError as e:
+            raise OSError("Invalid data stream: " + str(e)) from e
+
+    @property
+    def eof(self):
+        return self._d.eof
+
+    @property
+    def unused_data(self):
+        return self._d.unused_data
+
+    @property
+    def needs_input(self):
+        return self._d.needs_input
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")
+
+
+class _Reader(io.RawIOBase):
+    """The decompressed bytes of a file, read through parcomp.Reader (the library's threads and
+    GPUs); seeks forward by reading, backward by starting again from the file's start."""
+
+    def __init__(self, fp, own_fd, work):
+        self._fp = fp
+        self._own_fd = own_fd  # the file is ours: its descriptor is read directly, without the GIL
+        self._work = work
+        self._pos = 0
+        self._size = -1
+        self._start = fp.tell() if fp.seekable() else 0
+        self._reader = self._new_reader()
+
+    def _new_reader(self):
+        if self._own_fd:
+            fd = self._fp.fileno()
+            st = os.fstat(fd)
+            size = st.st_size if os.path.stat.S_ISREG(st.st_mode) else 0
+            return _parcomp.Reader(fd, False, "bz2", 9, *self._work, size)
+        return _parcomp.Reader(self._fp, False, "bz2", 9, *self._work, 0)
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return self._fp.seekable()
+
+    def readinto(self, b):
+        try:
+            n = self._reader.readinto(b)
+        except _parcomp.CorruptDataError as e:
+            if self._reader.bytes_read == 0 or "truncated" in str(e):  # an empty file too, as bz2 reads it
+                raise EOFError(_TRUNCATED) from e
+            else:
+                raise OSError("Invalid data stream: " + str(e)) from e
+        if n == 0:
+            self._size = self._pos
+        self._pos += n
+        return n
+
+    def _rewind(self):
+        self._reader.close()
+        self._fp.seek(self._start)
+        self._pos = 0
+        self._reader = self._new_reader()
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        if whence == io.SEEK_SET:
+            pass
+        elif whence == io.SEEK_CUR:
+            offset = self._pos + offset
+        elif whence == io.SEEK_END:
+            if self._size < 0:
+                while self.read(1 << 20):
+                    pass
+            offset = self._size + offset
+        else:
+            raise ValueError(f"Invalid value for whence: {whence}")
+        if offset < self._pos:
+            self._rewind()
+        else:
+            offset -= self._pos
+        while offset > 0:
+            data = self.read(min(1 << 20, offset))
+            if not data:
+                break
+            offset -= len(data)
+        return self._pos
+
+    def tell(self):
+        return self._pos
+
+    def close(self):
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        super().close()
+
+
+class BZ2File(io.BufferedIOBase):
+    """A .bz2 file, as bz2.BZ2File: mode "r", "w", "x" or "a" (binary), over a path or a file
+    object; reading decodes on every CPU core and GPU, writing writes bzip2's bytes."""
+
+    def __init__(self, filename, mode="r", *, compresslevel=9, threads=None, devices=None, format="bz2"):
+        self._fp = None
+        self._closefp = False
+        self._mode = _MODE_CLOSED
+        _check_level(compresslevel)
+        if mode in ("", "r", "rb"):
+            mode, mode_code = "rb", _MODE_READ
+        elif mode in ("w", "wb"):
+            mode, mode_code = "wb", _MODE_WRITE
+        elif mode in ("x", "xb"):
+            mode, mode_code = "xb", _MODE_WRITE
+        elif mode in ("a", "ab"):
+            mode, mode_code = "ab", _MODE_WRITE
+        else:
+            raise ValueError(f"Invalid mode: {mode!r}")
+        work = _work(threads, devices)
+        if isinstance(filename, (str, bytes, os.PathLike)):
+            self._fp = builtins.open(filename, mode)
+            self._closefp = True
+        elif hasattr(filename, "read") or hasattr(filename, "write"):
+            self._fp = filename
+        else:
+            raise TypeError("filename must be a str, bytes, file or PathLike object")
+        self._mode = mode_code
+        if mode_code == _MODE_READ:
+            self._buffer = io.BufferedReader(_Reader(self._fp, self._closefp, work), 1 << 20)
+        else:
+            self._compressor = _parcomp.Compressor(format, compresslevel, *work)
+            self._pos = 0
+
+    def close(self):
+        if self.closed:
+            return
+        try:
+            if self._mode == _MODE_READ:
+                self._buffer.close()
+            elif self._mode == _MODE_WRITE:
+                self._fp.write(self._compressor.flush())
+                self._compressor = None
+        finally:
+            try:
+                if self._closefp:
+                    self._fp.close()
+            finally:
+                self._fp = None
+                self._closefp = False
+                self._mode = _MODE_CLOSED
+                self._buffer = None
+
+    @property
+    def closed(self):
+        return self._mode == _MODE_CLOSED
+
+    def fileno(self):
+        self._check_not_closed()
+        return self._fp.fileno()
+
+    def seekable(self):
+        return self.readable() and self._buffer.seekable()
+
+    def readable(self):
+        self._check_not_closed()
+        return self._mode == _MODE_READ
+
+    def writable(self):
+        self._check_not_closed()
+        return self._mode == _MODE_WRITE
+
+    @property
+    def name(self):
+        self._check_not_closed()
+        return self._fp.name
+
+    @property
+    def mode(self):
+        return "wb" if self._mode == _MODE_WRITE else "rb"
+
+    def peek(self, n=0):
+        self._check_can_read()
+        return self._buffer.peek(n)
+
+    def read(self, size=-1):
+        self._check_can_read()
+        return self._buffer.read(size)
+
+    def read1(self, size=-1):
+        self._check_can_read()
+        if size < 0:
+            size = io.DEFAULT_BUFFER_SIZE
+        return self._buffer.read1(size)
+
+    def readinto(self, b):
+        self._check_can_read()
+        return self._buffer.readinto(b)
+
+    def readline(self, size=-1):
+        if not isinstance(size, int):
+            if not hasattr(size, "__index__"):
+                raise TypeError("Integer argument expected")
+            size = size.__index__()
+        self._check_can_read()
+        return self._buffer.readline(size)
+
+    def readlines(self, size=-1):
+        if not isinstance(size, int):
+            if not hasattr(size, "__index__"):
+                raise TypeError("Integer argument expected")
+            size = size.__index__()
+        self._check_can_read()
+        return self._buffer.readlines(size)
+
+    def write(self, data):
+        self._check_can_write()
+        if isinstance(data, (bytes, bytearray)):
+            length = len(data)
+        else:
+            data = memoryview(data)
+            length = data.nbytes
+        out = self._compressor.compress(data)
+        if out:
+            self._fp.write(out)
+        self._pos += length
+        return length
+
+    def writelines(self, seq):
+        return io.BufferedIOBase.writelines(self, seq)
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        self._check_can_seek()
+        return self._buffer.seek(offset, whence)
+
+    def tell(self):
+        self._check_not_closed()
+        if self._mode == _MODE_READ:
+            return self._buffer.tell()
+        return self._pos
+
+    def _check_not_closed(self):
+        if self.closed:
+            raise ValueError("I/O operation on closed file")
+
+    def _check_can_read(self):
+        if self._mode != _MODE_READ:
+            self._check_not_closed()
+            raise io.UnsupportedOperation("File not open for reading")
+
+    def _check_can_write(self):
+        if self._mode != _MODE_WRITE:
+            self._check_not_closed()
+            raise io.UnsupportedOperation("File not open for writing")
+
+    def _check_can_seek(self):
+        if self._mode != _MODE_READ:
+            self._check_not_closed()
+            raise io.UnsupportedOperation("Seeking is only supported on files open for reading")
+        if not self._buffer.seekable():
+            raise io.UnsupportedOperation("The underlying file object does not support seeking")
+
+
+def open(filename, mode="rb", compresslevel=9, encoding=None, errors=None, newline=None, **kwargs):
+    """A .bz2 file in binary or text mode, as bz2.open (``kwargs``: threads, devices, format)."""
+    if "t" in mode:
+        if "b" in mode:
+            raise ValueError(f"Invalid mode: {mode!r}")
+    else:
+        if encoding is not None:
+            raise ValueError("Argument 'encoding' not supported in binary mode")
+        if errors is not None:
+            raise ValueError("Argument 'errors' not supported in binary mode")
+        if newline is not None:
+            raise ValueError("Argument 'newline' not supported in binary mode")
+    binary_file = BZ2File(filename, mode.replace("t", ""), compresslevel=compresslevel, **kwargs)
+    if "t" in mode:
+        encoding = io.text_encoding(encoding)
+        return io.TextIOWrapper(binary_file, encoding, errors, newline)
+    return binary_file
+
+
+def register_fsspec(**kwargs):
+    """fsspec's "bz2" compression (and so Dask's and pandas' readers through fsspec) through parcomp;
+    ``kwargs`` (threads, devices) go to every file it opens."""
+    from fsspec.compression import register_compression
+
+    def opener(infile, mode="rb", **kw):
+        return BZ2File(infile, mode, **{**kwargs, **kw})
+
+    register_compression("bz2", opener, "bz2", force=True)

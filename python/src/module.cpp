@@ -1,0 +1,267 @@
+// parcomp's Python module (_parcomp): the public C++ API (include/parcomp/parcomp.hpp) for the
+// package's Python layer (python/parcomp/). The GIL is released while the library works; a
+// Python file object is read from the library's threads with the GIL taken for each read.
+#include <parcomp/parcomp.hpp>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <Python.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+// A bytes-like object's bytes (the buffer protocol), held while the view lives.
+class View {
+ public:
+  explicit View(nb::handle obj) {
+    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_SIMPLE) != 0) throw nb::python_error();
+  }
+  ~View() { PyBuffer_Release(&view_); }
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+  std::span<const std::uint8_t> bytes() const { return {static_cast<const std::uint8_t*>(view_.buf), static_cast<std::size_t>(view_.len)}; }
+
+ private:
+  Py_buffer view_{};
+};
+
+nb::bytes to_bytes(const std::vector<std::uint8_t>& v) { return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size()); }
+
+parcomp::Options options(const std::string& format, int level, int threads, bool use_gpus, const std::vector<int>& devices) {
+  parcomp::Options o;
+  if (format == "bz2")
+    o.format = parcomp::Format::bz2;
+  else if (format == "parcomp")
+    o.format = parcomp::Format::parcomp;
+  else
+    throw parcomp::ContractError("format must be \"bz2\" or \"parcomp\", not \"" + format + "\"");
+  o.level = level;
+  o.threads = threads;
+  o.use_gpus = use_gpus;
+  o.devices = devices;
+  return o;
+}
+
+// A Python file object as a source: readinto() (or read()) with the GIL taken, from the
+// library's reader thread.
+class PyFileSource : public parcomp::Source {
+ public:
+  explicit PyFileSource(nb::object file) : file_(std::move(file)) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    nb::gil_scoped_acquire gil;
+    try {
+      if (nb::hasattr(file_, "readinto")) {
+        nb::object mv = nb::steal(PyMemoryView_FromMemory(reinterpret_cast<char*>(buf), static_cast<Py_ssize_t>(max), PyBUF_WRITE));
+        if (!mv) throw nb::python_error();
+        nb::object got = file_.attr("readinto")(mv);
+        return got.is_none() ? 0 : nb::cast<std::size_t>(got);
+      }
+      nb::object got = file_.attr("read")(max);
+      View v(got);
+      const std::size_t n = std::min(max, v.bytes().size());
+      std::memcpy(buf, v.bytes().data(), n);
+      return n;
+    } catch (nb::python_error& e) {
+      throw parcomp::IoError(std::string("reading the file object: ") + e.what());
+    }
+  }
+  ~PyFileSource() override {
+    nb::gil_scoped_acquire gil;
+    file_.reset();
+  }
+
+ private:
+  nb::object file_;
+};
+
+// Counts what passes, so that the Python layer tells an empty input (no bytes at all) apart.
+class Counted : public parcomp::Source {
+ public:
+  explicit Counted(std::unique_ptr<parcomp::Source> in) : in_(std::move(in)) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    const std::size_t n = in_->read(buf, max);
+    bytes += n;
+    return n;
+  }
+  std::atomic<std::uint64_t> bytes{0};
+
+ private:
+  std::unique_ptr<parcomp::Source> in_;
+};
+
+// parcomp::Reader over a file descriptor or a Python file object.
+class PyReader {
+ public:
+  PyReader(nb::object source, bool compress, const std::string& format, int level, int threads, bool use_gpus, const std::vector<int>& devices,
+           std::uint64_t input_size) {
+    parcomp::Options o = options(format, level, threads, use_gpus, devices);
+    o.input_size = input_size;
+    std::unique_ptr<parcomp::Source> in;
+    if (nb::isinstance<int>(source))
+      in = std::make_unique<parcomp::FdSource>(nb::cast<int>(source));
+    else
+      in = std::make_unique<PyFileSource>(source);
+    in_ = std::make_unique<Counted>(std::move(in));
+    reader_ = std::make_unique<parcomp::Reader>(*in_, compress ? parcomp::Stream::Direction::compress : parcomp::Stream::Direction::decompress, o);
+  }
+  ~PyReader() { close(); }
+  std::size_t readinto(nb::handle buffer) {
+    Py_buffer view{};
+    if (PyObject_GetBuffer(buffer.ptr(), &view, PyBUF_WRITABLE) != 0) throw nb::python_error();
+    std::size_t n = 0;
+    try {
+      nb::gil_scoped_release release;
+      if (!reader_) throw parcomp::ContractError("the reader is closed");
+      n = reader_->read(static_cast<std::uint8_t*>(view.buf), static_cast<std::size_t>(view.len));
+    } catch (...) {
+      PyBuffer_Release(&view);
+      throw;
+    }
+    PyBuffer_Release(&view);
+    return n;
+  }
+  std::uint64_t bytes_read() const { return in_ ? in_->bytes.load() : 0; }
+  // Abandons the work; the reader thread may need the GIL for a last read, so it is let go.
+  void close() {
+    nb::gil_scoped_release release;
+    reader_.reset();
+    in_.reset();
+  }
+
+ private:
+  std::unique_ptr<Counted> in_;
+  std::unique_ptr<parcomp::Reader> reader_;
+};
+
+class PyCompressor {
+ public:
+  PyCompressor(const std::string& format, int level, int threads, bool use_gpus, const std::vector<int>& devices)
+      : stream_(std::make_unique<parcomp::Stream>(parcomp::Stream::Direction::compress, options(format, level, threads, use_gpus, devices))) {}
+  ~PyCompressor() {
+    nb::gil_scoped_release release;
+    stream_.reset();
+  }
+  nb::bytes compress(nb::handle data) {
+    if (flushed_) throw parcomp::ContractError("Compressor has been flushed");
+    View v(data);
+    std::vector<std::uint8_t> out;
+    {
+      nb::gil_scoped_release release;
+      out = stream_->push(v.bytes());
+    }
+    return to_bytes(out);
+  }
+  nb::bytes flush() {
+    if (flushed_) throw parcomp::ContractError("Repeated call to flush()");
+    flushed_ = true;
+    std::vector<std::uint8_t> out;
+    {
+      nb::gil_scoped_release release;
+      out = stream_->finish();
+    }
+    return to_bytes(out);
+  }
+
+ private:
+  std::unique_ptr<parcomp::Stream> stream_;
+  bool flushed_ = false;
+};
+
+}  // namespace
+
+NB_MODULE(_parcomp, m) {
+  m.doc() = "parcomp's library: .bz2 and the parcomp format on every CPU core and GPU";
+  static nb::object corrupt = nb::steal(PyErr_NewException("parcomp.CorruptDataError", PyExc_OSError, nullptr));
+  static nb::object gpu = nb::steal(PyErr_NewException("parcomp.GpuError", PyExc_RuntimeError, nullptr));
+  m.attr("CorruptDataError") = corrupt;
+  m.attr("GpuError") = gpu;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const parcomp::CorruptDataError& e) {
+      PyErr_SetString(corrupt.ptr(), e.what());
+    } catch (const parcomp::ContractError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const parcomp::IoError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const parcomp::GpuError& e) {
+      PyErr_SetString(gpu.ptr(), e.what());
+    }
+  });
+
+  m.def("version", [] { return std::string(parcomp::version()); });
+  m.def(
+      "compress",
+      [](nb::handle data, int level, const std::string& format, int threads, bool use_gpus, const std::vector<int>& devices) {
+        const parcomp::Options o = options(format, level, threads, use_gpus, devices);
+        View v(data);
+        std::vector<std::uint8_t> out;
+        {
+          nb::gil_scoped_release release;
+          out = parcomp::compress(v.bytes(), o);
+        }
+        return to_bytes(out);
+      },
+      nb::arg("data"), nb::arg("level"), nb::arg("format"), nb::arg("threads"), nb::arg("use_gpus"), nb::arg("devices"));
+  m.def(
+      "decompress",
+      [](nb::handle data, int threads, bool use_gpus, const std::vector<int>& devices) {
+        const parcomp::Options o = options("bz2", 9, threads, use_gpus, devices);
+        View v(data);
+        std::vector<std::uint8_t> out;
+        {
+          nb::gil_scoped_release release;
+          out = parcomp::decompress(v.bytes(), o);
+        }
+        return to_bytes(out);
+      },
+      nb::arg("data"), nb::arg("threads"), nb::arg("use_gpus"), nb::arg("devices"));
+
+  nb::class_<PyCompressor>(m, "Compressor")
+      .def(nb::init<const std::string&, int, int, bool, const std::vector<int>&>(), nb::arg("format"), nb::arg("level"), nb::arg("threads"),
+           nb::arg("use_gpus"), nb::arg("devices"))
+      .def("compress", &PyCompressor::compress)
+      .def("flush", &PyCompressor::flush);
+
+  nb::class_<parcomp::Bz2Decompressor>(m, "Bz2Decompressor")
+      .def(nb::init<>())
+      .def(
+          "decompress",
+          [](parcomp::Bz2Decompressor& d, nb::handle data, Py_ssize_t max_length) {
+            if (d.eof()) {
+              PyErr_SetString(PyExc_EOFError, "End of stream already reached");
+              throw nb::python_error();
+            }
+            View v(data);
+            std::vector<std::uint8_t> out;
+            {
+              nb::gil_scoped_release release;
+              out = d.decompress(v.bytes(), max_length < 0 ? SIZE_MAX : static_cast<std::size_t>(max_length));
+            }
+            return to_bytes(out);
+          },
+          nb::arg("data"), nb::arg("max_length") = -1)
+      .def_prop_ro("eof", &parcomp::Bz2Decompressor::eof)
+      .def_prop_ro("needs_input", &parcomp::Bz2Decompressor::needs_input)
+      .def_prop_ro("unused_data", [](const parcomp::Bz2Decompressor& d) { return to_bytes(d.unused_data()); });
+
+  nb::class_<PyReader>(m, "Reader")
+      .def(nb::init<nb::object, bool, const std::string&, int, int, bool, const std::vector<int>&, std::uint64_t>(), nb::arg("source"),
+           nb::arg("compress"), nb::arg("format"), nb::arg("level"), nb::arg("threads"), nb::arg("use_gpus"), nb::arg("devices"),
+           nb::arg("input_size"))
+      .def("readinto", &PyReader::readinto)
+      .def_prop_ro("bytes_read", &PyReader::bytes_read)
+      .def("close", &PyReader::close);
+
+  m.def("set_gpu_memory_limit", &parcomp::set_gpu_memory_limit);
+}

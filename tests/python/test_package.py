@@ -1,0 +1,263 @@
+"""The Python package (python/parcomp) against Python's bz2 module and indexed_bzip2 (the oracles):
+the module's functions, the incremental classes, BZ2File method for method, text mode, seeks,
+file objects, threads reading at once, damaged and truncated files, fsspec's registry. CPU
+workers only unless a GPU is there; the package is built by the project's build
+(<PARCOMP_BUILD>/python)."""
+
+import bz2
+import io
+import os
+import random
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+BUILD = Path(os.environ.get("PARCOMP_BUILD", Path(__file__).resolve().parents[2] / "build"))
+if not list((BUILD / "python" / "parcomp").glob("_parcomp*.so")):
+    pytest.skip(f"the Python extension is not built in {BUILD} (pip install nanobind, then build)", allow_module_level=True)
+sys.path.insert(0, str(BUILD / "python"))
+
+import parcomp  # noqa: E402
+
+SEED = int(os.environ.get("PARCOMP_TEST_SEED", random.SystemRandom().randrange(1 << 62)))
+
+
+@pytest.fixture
+def rng():
+    print(f"seed {SEED}")
+    return random.Random(SEED)
+
+
+def text(rng, n):
+    words = [b"the", b"bzip2", b"block", b"gpu", b"stream", b"\n", b"parcomp", b"0123456789"]
+    out = bytearray()
+    while len(out) < n:
+        out += rng.choice(words) + (b" " if rng.random() < 0.8 else b"\n")
+    return bytes(out[:n])
+
+
+def samples(rng):
+    return [b"", b"x", b"a" * (250_000 + rng.randrange(1000)), text(rng, 1 + rng.randrange(2_500_000)), rng.randbytes(300_001)]
+
+
+def test_whole_buffers_are_bz2s_bytes(rng):
+    for data in samples(rng):
+        for level in (1, 9):
+            z = parcomp.compress(data, level)
+            assert z == bz2.compress(data, level)
+            assert parcomp.decompress(z) == data
+    two = bz2.compress(b"first") + bz2.compress(b"second") + b"\0\0trailing"
+    assert parcomp.decompress(two) == bz2.decompress(two[:-10]) == b"firstsecond"
+    assert parcomp.decompress(memoryview(bytearray(bz2.compress(b"view")))) == b"view"
+    with pytest.raises(ValueError):
+        parcomp.compress(b"x", 10)
+
+
+def test_errors_are_the_bz2_modules(rng):
+    z = bz2.compress(text(rng, 400_000))
+    with pytest.raises(ValueError):
+        parcomp.decompress(z[:-7])  # truncated: bz2.decompress raises ValueError too
+    with pytest.raises(OSError):
+        parcomp.decompress(b"not bzip2 at all")
+    bad = bytearray(z)
+    bad[len(bad) // 2] ^= 0x40
+    with pytest.raises(OSError):
+        parcomp.decompress(bytes(bad))
+
+
+def test_compressor_in_pieces_is_bz2s_bytes(rng):
+    for data in samples(rng):
+        c = parcomp.BZ2Compressor(9)
+        out, at = [], 0
+        while at < len(data):
+            n = 1 + rng.randrange(200_000)
+            out.append(c.compress(data[at:at + n]))
+            at += n
+        out.append(c.flush())
+        assert b"".join(out) == bz2.compress(data, 9)
+        with pytest.raises(ValueError):
+            c.flush()
+
+
+def test_decompressor_follows_bz2s_contract(rng):
+    data = text(rng, 700_000 + rng.randrange(100_000))
+    z = bz2.compress(data, 1) + b"BZh9 more"
+    for piece in (len(z), 1 + rng.randrange(3000), 97):
+        for max_length in (-1, 1 + rng.randrange(50_000)):
+            ours, theirs = parcomp.BZ2Decompressor(), bz2.BZ2Decompressor()
+            got, at = [], 0
+            while not ours.eof:
+                if ours.needs_input:
+                    chunk = z[at:at + piece]
+                    at += len(chunk)
+                    assert chunk, "the input ended before the stream did"
+                else:
+                    chunk = b""
+                out = ours.decompress(chunk, max_length)
+                assert max_length < 0 or len(out) <= max_length
+                got.append(out)
+            assert b"".join(got) == data
+            assert ours.unused_data + z[at:] == b"BZh9 more"
+            assert not ours.needs_input
+            assert theirs.decompress(z) == data and theirs.unused_data == b"BZh9 more"
+            with pytest.raises(EOFError):
+                ours.decompress(b"x")
+    cut = parcomp.BZ2Decompressor()
+    cut.decompress(z[:1000])
+    assert not cut.eof and cut.needs_input
+    with pytest.raises(OSError):
+        parcomp.BZ2Decompressor().decompress(b"nope, not a stream")
+
+
+@pytest.fixture
+def bz2_file(tmp_path, rng):
+    data = text(rng, 3_000_000 + rng.randrange(50_000))
+    path = tmp_path / "t.bz2"
+    path.write_bytes(bz2.compress(data[:1_000_000], 9) + bz2.compress(data[1_000_000:], 3))  # two streams
+    return path, data
+
+
+def test_bz2file_reads_as_bz2file_does(bz2_file, rng):
+    path, data = bz2_file
+    with parcomp.BZ2File(path) as ours, bz2.BZ2File(path) as theirs:
+        assert ours.readable() and not ours.writable() and ours.seekable()
+        assert ours.fileno() == ours._fp.fileno() and ours.name == str(path) and ours.mode == "rb"
+        assert ours.peek(1)[:1] == theirs.peek(1)[:1]
+        for _ in range(60):
+            op = rng.choice(["read", "read1", "readline", "readinto", "seek", "tell", "readlines"])
+            if op == "read":
+                n = rng.choice([0, 1, 7, 4096, 1 << 20, 77_777])
+                assert ours.read(n) == theirs.read(n)
+            elif op == "read1":
+                a = ours.read1(1 + rng.randrange(100_000))
+                assert a == theirs.read(len(a))
+            elif op == "readline":
+                n = rng.choice([-1, 5, 100])
+                assert ours.readline(n) == theirs.readline(n)
+            elif op == "readinto":
+                a, b = bytearray(1 + rng.randrange(9000)), bytearray(0)
+                n = ours.readinto(a)
+                b = bytearray(n)
+                assert theirs.readinto(b) == n and a[:n] == b
+            elif op == "seek":
+                whence = rng.choice([io.SEEK_SET, io.SEEK_CUR, io.SEEK_END])
+                off = {io.SEEK_SET: rng.randrange(len(data)), io.SEEK_CUR: rng.randrange(-50_000, 50_000),
+                       io.SEEK_END: -rng.randrange(1, 10_000)}[whence]
+                if whence == io.SEEK_CUR and ours.tell() + off < 0:
+                    off = -ours.tell()
+                assert ours.seek(off, whence) == theirs.seek(off, whence)
+            elif op == "tell":
+                assert ours.tell() == theirs.tell()
+            else:
+                assert ours.readlines(1000) == theirs.readlines(1000)
+        ours.seek(0)
+        assert ours.read() == data
+        assert list(parcomp.BZ2File(path)) == data.splitlines(keepends=True)
+    assert ours.closed
+    with pytest.raises(ValueError):
+        ours.read()
+
+
+def test_files_objects_and_text_mode(bz2_file, tmp_path):
+    path, data = bz2_file
+    with open(path, "rb") as raw, parcomp.BZ2File(raw) as f:
+        assert f.read() == data
+    with parcomp.open(io.BytesIO(path.read_bytes())) as f:
+        f.seek(2_000_000)
+        assert f.read(10) == data[2_000_000:2_000_010]
+    with parcomp.open(path, "rt", encoding="ascii") as ours, bz2.open(path, "rt", encoding="ascii") as theirs:
+        assert ours.readline() == theirs.readline()
+        assert ours.read() == theirs.read()
+    with pytest.raises(ValueError):
+        parcomp.open(path, "rb", encoding="utf-8")
+    with pytest.raises(ValueError):
+        parcomp.BZ2File(path, "rw")
+    empty = tmp_path / "empty.bz2"
+    empty.write_bytes(b"")
+    for module in (parcomp, bz2):
+        with pytest.raises(EOFError):
+            module.open(empty).read()
+
+
+def test_writing_is_bz2s_bytes(tmp_path, rng):
+    data = text(rng, 2_000_000)
+    for mode in ("wb", "xb"):
+        p = tmp_path / f"w{mode}.bz2"
+        with parcomp.open(p, mode, compresslevel=5) as f:
+            assert f.writable() and not f.readable()
+            at = 0
+            while at < len(data):
+                n = 1 + rng.randrange(300_000)
+                assert f.write(memoryview(data)[at:at + n]) == len(data[at:at + n])
+                at += n
+            assert f.tell() == len(data)
+            with pytest.raises(io.UnsupportedOperation):
+                f.read()
+        assert p.read_bytes() == bz2.compress(data, 5)
+    with parcomp.open(tmp_path / "wxb.bz2", "ab") as f:
+        f.writelines([b"more ", b"lines\n"])
+    assert bz2.open(tmp_path / "wxb.bz2").read() == data + b"more lines\n"
+    with pytest.raises(FileExistsError):
+        parcomp.open(tmp_path / "wxb.bz2", "xb")
+    with parcomp.open(tmp_path / "t.bz2", "wt", encoding="utf-8") as f:
+        f.write("text ✓\n")
+    assert bz2.open(tmp_path / "t.bz2", "rt", encoding="utf-8").read() == "text ✓\n"
+
+
+def test_damaged_and_truncated_files(tmp_path, rng):
+    z = bz2.compress(text(rng, 1_500_000), 9)
+    cut = tmp_path / "cut.bz2"
+    cut.write_bytes(z[:-20])
+    with pytest.raises(EOFError):
+        parcomp.open(cut).read()
+    bad = bytearray(z)
+    bad[len(bad) // 3] ^= 0x08
+    damaged = tmp_path / "bad.bz2"
+    damaged.write_bytes(bytes(bad))
+    with pytest.raises(OSError):
+        parcomp.open(damaged).read()
+
+
+def test_threads_read_at_once(bz2_file):
+    path, data = bz2_file
+    results, errors = [], []
+
+    def work(k):
+        try:
+            with parcomp.open(path) as f:
+                f.seek(k * 1000)
+                results.append(f.read() == data[k * 1000:])
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and results == [True] * 4
+
+
+def test_indexed_bzip2_reads_what_we_write(tmp_path, rng):
+    indexed_bzip2 = pytest.importorskip("indexed_bzip2")
+    data = text(rng, 1_800_000)
+    p = tmp_path / "ours.bz2"
+    with parcomp.open(p, "wb") as f:
+        f.write(data)
+    with indexed_bzip2.open(str(p), parallelization=2) as f:
+        assert f.read() == data
+
+
+def test_fsspec_reads_bz2_through_parcomp(bz2_file):
+    fsspec = pytest.importorskip("fsspec")
+    path, data = bz2_file
+    parcomp.register_fsspec(threads=2)
+    from fsspec.compression import compr
+
+    assert compr["bz2"].__module__.startswith("parcomp")
+    with fsspec.open(str(path), "rb", compression="bz2") as f:
+        assert f.read() == data
+    with fsspec.open(str(path), "rt", compression="infer", encoding="ascii") as f:
+        assert f.readline() == data.split(b"\n")[0].decode() + "\n"
