@@ -481,3 +481,97 @@ bool Bz2Decompressor::needs_input() const { return s_->phase != State::Phase::do
 const std::vector<std::uint8_t>& Bz2Decompressor::unused_data() const { return s_->unused; }
 
 }  // namespace parcomp
+
+namespace parcomp {
+
+namespace {
+// The chain's next block from `bit` on (a block magic there, or an end marker, then the next
+// stream's header): its bit, or nullopt when the streams end there (the file's end, or bytes that
+// are no stream). Throws CorruptDataError for bits that are neither magic.
+std::optional<std::uint64_t> next_block(std::span<const std::uint8_t> in, std::uint64_t bit, bool& need_input) {
+  const std::uint64_t have = static_cast<std::uint64_t>(in.size()) * 8;
+  need_input = false;
+  for (;;) {
+    if (bit + 48 > have) {
+      need_input = true;
+      return std::nullopt;
+    }
+    BitReader br(in, bit);
+    const std::uint64_t magic = std::uint64_t{br.take(24)} << 24 | br.take(24);
+    if (magic == bz2::kBlockMagic) return bit;
+    if (magic != bz2::kEndMagic) throw CorruptDataError("bit " + std::to_string(bit) + ": neither a block nor the end marker");
+    const std::uint64_t header = (bit + 80 + 7) / 8;
+    if ((header + bz2::kHeaderBytes) * 8 > have) {  // the next header, if any, is not in the piece
+      need_input = true;
+      return std::nullopt;
+    }
+    if (bz2::header_level(in, static_cast<std::size_t>(header)) == 0) return std::nullopt;
+    bit = (header + bz2::kHeaderBytes) * 8;
+  }
+}
+}  // namespace
+
+Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
+                          std::uint64_t max_blocks) {
+  PARCOMP_NVTX_RANGE("parcomp::bz2_decode_range");
+  Bz2Range r;
+  bz2::DecodeScratch scratch;
+  bz2::Where where;
+  const std::uint64_t have = static_cast<std::uint64_t>(in.size()) * 8;
+  // A block decoded at `bit`: nullopt when it runs past in's end.
+  const auto decode = [&](std::uint64_t bit) -> std::optional<bz2::BlockResult> {
+    where.bit = bit;
+    if (input_ends_here) return bz2::decode_block(in, bit, 9, r.bytes, scratch, where, true);
+    return bz2::decode_block_if_whole(in, bit, 9, r.bytes, scratch, where);
+  };
+  // The first block: the first candidate in the range that decodes (a magic inside a block's
+  // data does not: its CRC, if nothing before it, tells it apart).
+  std::vector<bz2::Magic> found;
+  if (from_bit < to_bit && from_bit + 48 <= have) bz2::find_magics(in, from_bit, std::min(have, to_bit + 47), found);
+  std::optional<bz2::BlockResult> first;
+  for (const bz2::Magic& m : found) {
+    if (m.end || m.bit >= to_bit) continue;
+    const std::size_t before = r.bytes.size();
+    try {
+      first = decode(m.bit);
+    } catch (const CorruptDataError&) {
+      r.bytes.resize(before);
+      continue;
+    }
+    if (!first) {  // runs past the end of the piece: whether it is a block is not known yet
+      r.need_input = true;
+      return r;
+    }
+    r.first_bit = m.bit;
+    break;
+  }
+  if (!first) {
+    r.next_bit = to_bit;
+    r.more = false;
+    return r;
+  }
+  r.blocks = 1;
+  std::uint64_t bit = first->end_bit;
+  for (;;) {
+    bool need = false;
+    const std::optional<std::uint64_t> next = next_block(in, bit, need);
+    if (!next) {
+      r.next_bit = bit;
+      r.more = need && !input_ends_here;
+      r.need_input = r.more;
+      return r;
+    }
+    r.next_bit = *next;
+    r.more = true;
+    if (*next >= to_bit || r.blocks >= max_blocks) return r;
+    const std::optional<bz2::BlockResult> b = decode(*next);
+    if (!b) {
+      r.need_input = true;
+      return r;
+    }
+    ++r.blocks;
+    bit = b->end_bit;
+  }
+}
+
+}  // namespace parcomp

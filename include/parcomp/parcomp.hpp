@@ -212,6 +212,23 @@ class Bz2Decompressor {
   State* s_;
 };
 
+// .bz2 blocks found by where they start (ours; what splitting one file among workers needs): the
+// first block whose magic starts at a bit in [from_bit, to_bit) of `in`, a candidate confirmed by
+// decoding it (its CRC), then the blocks that follow it on the chain (across stream ends and
+// headers: pbzip2's and lbzip2's files, concatenations) while they start before to_bit and at most
+// max_blocks of them. `in` is a piece of a file; a block that runs past its end is not decoded
+// (need_input says so; give a longer piece) unless input_ends_here, where it is an error.
+struct Bz2Range {
+  std::vector<std::uint8_t> bytes;  // the blocks' output, in order
+  std::uint64_t blocks = 0;
+  std::uint64_t first_bit = 0;      // the first block's bit in `in` (when blocks > 0)
+  std::uint64_t next_bit = 0;       // where the chain goes on: the next block's bit in `in`
+  bool more = false;                // a block follows at next_bit (false: the file's streams ended)
+  bool need_input = false;          // the next block (or the first) runs past the end of `in`
+};
+Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
+                          std::uint64_t max_blocks = UINT64_MAX);
+
 // The most device memory this process holds on each GPU (0: no cap; the environment's
 // PARCOMP_GPU_MEMORY_LIMIT by default). Process-wide: it applies to every call at once.
 void set_gpu_memory_limit(std::uint64_t bytes_per_device);

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -244,6 +245,54 @@ TEST(Api, Bz2DecompressorReadsOneStreamInPieces) {
   EXPECT_THROW(d.decompress(bad), parcomp::CorruptDataError);
   parcomp::Bz2Decompressor not_bz2;
   EXPECT_THROW(not_bz2.decompress(Bytes{'n', 'o', 'p', 'e', '!'}), parcomp::CorruptDataError);
+}
+
+// A file split at any bytes: each piece's blocks (those starting in it, followed on the chain) put
+// together are the whole file's output, from the whole file or from the piece and a margin alone;
+// one block at a time from next_bit goes on where a piece stopped.
+TEST(Api, Bz2RangesSplitAFileAnywhere) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes file, all;
+  for (int k = 0; k < 4; ++k) {  // several streams, as pbzip2 and lbzip2 write them
+    const Bytes part = parcomp::testing::word_text(50000 + rng() % 400000, seed + static_cast<std::uint64_t>(k));
+    const Bytes z = parcomp::testing::libbz2_compress(part, 1 + static_cast<int>(rng() % 2));
+    file.insert(file.end(), z.begin(), z.end());
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<std::size_t> cuts = {0, file.size()};
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 12); k < n; ++k) cuts.push_back(rng() % file.size());
+    std::sort(cuts.begin(), cuts.end());
+    Bytes whole, pieces;
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+      const parcomp::Bz2Range r = parcomp::bz2_decode_range(file, cuts[k] * 8, cuts[k + 1] * 8, true);
+      EXPECT_FALSE(r.need_input);
+      whole.insert(whole.end(), r.bytes.begin(), r.bytes.end());
+      const std::size_t end = std::min(file.size(), cuts[k + 1] + 300000);
+      const std::span<const std::uint8_t> piece = std::span<const std::uint8_t>(file).subspan(cuts[k], end - cuts[k]);
+      const parcomp::Bz2Range p = parcomp::bz2_decode_range(piece, 0, (cuts[k + 1] - cuts[k]) * 8, end == file.size());
+      EXPECT_FALSE(p.need_input);
+      EXPECT_EQ(p.blocks, r.blocks);
+      pieces.insert(pieces.end(), p.bytes.begin(), p.bytes.end());
+    }
+    EXPECT_TRUE(whole == all) << "trial " << trial;
+    EXPECT_TRUE(pieces == all) << "trial " << trial;
+  }
+  // Block by block from the first.
+  Bytes one;
+  parcomp::Bz2Range r = parcomp::bz2_decode_range(file, 0, 33, true, 1);  // the first block: after the header
+  one = r.bytes;
+  while (r.more) {
+    r = parcomp::bz2_decode_range(file, r.next_bit, r.next_bit + 1, true, 1);
+    one.insert(one.end(), r.bytes.begin(), r.bytes.end());
+  }
+  EXPECT_TRUE(one == all);
+  // A piece too short for its first block says so.
+  const parcomp::Bz2Range short_piece = parcomp::bz2_decode_range(std::span<const std::uint8_t>(file).first(1000), 0, 8000, false);
+  EXPECT_TRUE(short_piece.need_input);
+  EXPECT_EQ(short_piece.blocks, 0u);
 }
 
 TEST(CApi, BuffersCodesAndMessages) {
