@@ -52,7 +52,7 @@ ensure_deps() {
     $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null \
       || die "apt-get could not install: ${missing[*]}"
   fi
-  if ! python3 -c 'import matplotlib, pytest, nanobind, fsspec, indexed_bzip2' >/dev/null 2>&1; then
+  if ! python3 -c 'import matplotlib, pytest, nanobind, fsspec, indexed_bzip2, pandas, dask.dataframe, distributed' >/dev/null 2>&1; then
     say "installing Python requirements (plots/requirements.txt)"
     python3 -m pip install -q -r "$PARCOMP_ROOT/plots/requirements.txt" \
       || python3 -m pip install -q --break-system-packages -r "$PARCOMP_ROOT/plots/requirements.txt" \

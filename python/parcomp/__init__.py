@@ -2,7 +2,8 @@
 
 ``compress``/``decompress`` for whole buffers, ``BZ2Compressor``/``BZ2Decompressor`` for pieces,
 ``BZ2File``/``open`` for files (a path, a file descriptor's file or any Python file object),
-``register_fsspec`` so that fsspec (and Dask, pandas through it) reads .bz2 through parcomp.
+``register_fsspec`` so that fsspec (and Dask, pandas through it) reads .bz2 through parcomp,
+and ``parcomp.dask`` (imported on its own) for one .bz2 file as many Dask partitions.
 Every call takes ``threads`` (CPU workers: None for every hardware thread, 0 for none) and
 ``devices`` (the GPUs to use: None for every GPU, [] for none); the GIL is released while the
 library works.

@@ -263,5 +263,21 @@ NB_MODULE(_parcomp, m) {
       .def_prop_ro("bytes_read", &PyReader::bytes_read)
       .def("close", &PyReader::close);
 
+  nb::class_<parcomp::Bz2Range>(m, "Bz2Range")
+      .def_prop_ro("bytes", [](const parcomp::Bz2Range& r) { return to_bytes(r.bytes); })
+      .def_ro("blocks", &parcomp::Bz2Range::blocks)
+      .def_ro("first_bit", &parcomp::Bz2Range::first_bit)
+      .def_ro("next_bit", &parcomp::Bz2Range::next_bit)
+      .def_ro("more", &parcomp::Bz2Range::more)
+      .def_ro("need_input", &parcomp::Bz2Range::need_input);
+  m.def(
+      "decode_range",
+      [](nb::handle data, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here, std::uint64_t max_blocks) {
+        View v(data);
+        nb::gil_scoped_release release;
+        return parcomp::bz2_decode_range(v.bytes(), from_bit, to_bit, input_ends_here, max_blocks);
+      },
+      nb::arg("data"), nb::arg("from_bit"), nb::arg("to_bit"), nb::arg("input_ends_here"), nb::arg("max_blocks") = UINT64_MAX);
+
   m.def("set_gpu_memory_limit", &parcomp::set_gpu_memory_limit);
 }

@@ -261,3 +261,94 @@ def test_fsspec_reads_bz2_through_parcomp(bz2_file):
         assert f.read() == data
     with fsspec.open(str(path), "rt", compression="infer", encoding="ascii") as f:
         assert f.readline() == data.split(b"\n")[0].decode() + "\n"
+
+
+# ---- splittable .bz2 on Dask (parcomp.dask) --------------------------------------------------
+
+def csv_bytes(rng, rows):
+    out = ["id,x,word"]
+    for i in range(rows):
+        out.append(f"{i},{rng.random():.6f},{'w' * rng.randrange(1, 40)}")
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.fixture
+def split_file(tmp_path, rng):
+    """A multi-stream file of lines that straddle every block boundary (level 1: 100 kB blocks)."""
+    data = csv_bytes(rng, 120_000 + rng.randrange(10_000))
+    cut = len(data) // 3
+    path = tmp_path / "s.csv.bz2"
+    path.write_bytes(bz2.compress(data[:cut], 1) + bz2.compress(data[cut:], 2))
+    return path, data
+
+
+def test_dask_partitions_hold_every_record_once(split_file, rng):
+    dask = pytest.importorskip("dask")
+    import parcomp.dask as pdask
+
+    path, data = split_file
+    size = path.stat().st_size
+    for blocksize in (size // 9, 1 + rng.randrange(20_000), 777, None):
+        sample, blocks = pdask.read_bytes(str(path), delimiter=b"\n", blocksize=blocksize, sample="1 kiB")
+        parts = dask.compute(*blocks[0], scheduler="sync")
+        assert b"".join(parts) == data, blocksize
+        assert all(p == b"" or p.endswith(b"\n") for p in parts)
+        assert sample.startswith(b"id,x,word\n") and sample.endswith(b"\n")
+        if blocksize is not None and blocksize > 10_000:
+            assert sum(1 for p in parts if p) >= 8
+    # Without a delimiter the partitions are the blocks' bytes; a text with no delimiter at all is
+    # one record, given by the partition that holds the first block.
+    _, blocks = pdask.read_bytes(str(path), blocksize=size // 5, sample=False)
+    assert b"".join(dask.compute(*blocks[0], scheduler="sync")) == data
+    lone = path.parent / "lone.bz2"
+    lone.write_bytes(bz2.compress(b"x" * 500_000 + b"no end", 1))
+    _, blocks = pdask.read_bytes(str(lone), delimiter=b"\n", blocksize=100, sample=False)
+    parts = dask.compute(*blocks[0], scheduler="sync")
+    assert b"".join(parts) == b"x" * 500_000 + b"no end" and sum(1 for p in parts if p) == 1
+
+
+def test_dask_reads_lbzip2s_files(tmp_path, rng):
+    dask = pytest.importorskip("dask")
+    import shutil
+    import subprocess
+
+    import parcomp.dask as pdask
+
+    if shutil.which("lbzip2") is None:
+        pytest.skip("lbzip2 is not installed")
+    data = csv_bytes(rng, 200_000)
+    path = tmp_path / "l.csv.bz2"
+    path.write_bytes(subprocess.run(["lbzip2", "-n", "2", "-1", "-c"], input=data, capture_output=True, check=True).stdout)
+    _, blocks = pdask.read_bytes(str(path), delimiter=b"\n", blocksize=path.stat().st_size // 7, sample=False)
+    assert b"".join(dask.compute(*blocks[0], scheduler="sync")) == data
+
+
+def test_dask_text_and_csv_match_the_bz2_module_and_pandas(split_file):
+    pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    import parcomp.dask as pdask
+
+    path, data = split_file
+    lines = pdask.read_text(str(path), blocksize=path.stat().st_size // 6).compute(scheduler="sync")
+    assert lines == bz2.open(path, "rt").readlines()
+    df = pdask.read_csv(str(path), blocksize=path.stat().st_size // 10)
+    assert df.npartitions >= 8
+    got = df.compute(scheduler="sync").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, pd.read_csv(path))
+
+
+def test_dask_on_a_local_cluster_of_processes(split_file, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    import pandas as pd
+
+    import parcomp.dask as pdask
+
+    path, _ = split_file
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(BUILD / "python"), os.environ.get("PYTHONPATH", "")]))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        df = pdask.read_csv(str(path), blocksize=path.stat().st_size // 8)
+        got = client.compute(df).result().reset_index(drop=True)
+        assert len(client.scheduler_info()["workers"]) == 2
+    pd.testing.assert_frame_equal(got, pd.read_csv(path))
