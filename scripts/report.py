@@ -338,30 +338,37 @@ def build(root: Path = ROOT) -> str:
                 raise ReportError(f"{notes[eid].name}: figure {fig} does not exist")
             out.append(f"![{eid}]({fig})\n")
         out.append(resolve(prose, sources, source))
-    gpus_note = results / "notes" / "_gpus.md"
-    if gpus_note.is_file():
-        meta, prose = front_matter(gpus_note.read_text())
-        # The tables go where the prose says `<!-- tables:compare -->` and `<!-- tables:runs -->` (else after it).
-        tables: dict[str, list[str]] = {"compare": [], "runs": []}
-        for spec in meta.get("runs", []):
-            tables["runs"].extend(runs_table(root, spec))
-        for spec in meta.get("compare", []):
-            base, other, pattern = spec.split(maxsplit=2)
-            a, b = sources.get(base), sources.get(other)
-            lines, _ = compare.compare(a, b, re.compile(pattern))
-            tables["compare"].append(f"`{base}` ({compare.describe(a)}) against `{other}` ({compare.describe(b)}), "
-                                     f"benchmarks matching `{pattern}`:\n")
-            tables["compare"].extend(lines)
-            tables["compare"].append("")
-        text = resolve(prose, sources, None)
-        for kind, lines in tables.items():
-            marker = "<!-- tables:" + kind + " -->"
-            if marker in text:
-                text = text.replace(marker, "\n".join(lines).rstrip())
-            else:
-                text = text.rstrip() + "\n\n" + "\n".join(lines)
-        out.append(text)
+    for section in ("_gpus", "_python"):  # sections of their own, after the experiments'
+        note = results / "notes" / f"{section}.md"
+        if note.is_file():
+            out.append(free_section(root, sources, note))
     return "\n".join(out).rstrip() + "\n"
+
+
+def free_section(root: Path, sources, note: Path) -> str:
+    """A note that is no experiment's: its prose, with the runs' and comparisons' tables where its
+    markers say."""
+    meta, prose = front_matter(note.read_text())
+    # The tables go where the prose says `<!-- tables:compare -->` and `<!-- tables:runs -->` (else after it).
+    tables: dict[str, list[str]] = {"compare": [], "runs": []}
+    for spec in meta.get("runs", []):
+        tables["runs"].extend(runs_table(root, spec))
+    for spec in meta.get("compare", []):
+        base, other, pattern = spec.split(maxsplit=2)
+        a, b = sources.get(base), sources.get(other)
+        lines, _ = compare.compare(a, b, re.compile(pattern))
+        tables["compare"].append(f"`{base}` ({compare.describe(a)}) against `{other}` ({compare.describe(b)}), "
+                                 f"benchmarks matching `{pattern}`:\n")
+        tables["compare"].extend(lines)
+        tables["compare"].append("")
+    text = resolve(prose, sources, None)
+    for kind, lines in tables.items():
+        marker = "<!-- tables:" + kind + " -->"
+        if marker in text:
+            text = text.replace(marker, "\n".join(lines).rstrip())
+        elif lines:
+            text = text.rstrip() + "\n\n" + "\n".join(lines)
+    return text
 
 
 def main(argv=None) -> int:
