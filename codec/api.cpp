@@ -292,6 +292,10 @@ struct Reader::State {
   std::exception_ptr error;
   Stats stats;
   std::thread worker;
+  // Pieces read to their end, kept for the next writes: a fresh megabyte per block written was
+  // page faults, and unmapping it once read stopped every thread of the process.
+  std::vector<std::vector<std::uint8_t>> spares;
+  static constexpr std::size_t kSpares = 16;
 
   struct Abandoned {};
   class Waiting : public Sink {
@@ -302,7 +306,15 @@ struct Reader::State {
       std::unique_lock lock(s_.m);
       s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
       if (s_.abandoned) throw Abandoned{};
-      s_.output.emplace_back(buf, buf + n);
+      std::vector<std::uint8_t> piece;
+      if (!s_.spares.empty()) {
+        piece = std::move(s_.spares.back());
+        s_.spares.pop_back();
+      }
+      lock.unlock();  // the copy outside the lock: read() may take what is queued meanwhile
+      piece.assign(buf, buf + n);
+      lock.lock();
+      s_.output.push_back(std::move(piece));
       s_.output_bytes += n;
       s_.cv.notify_all();
     }
@@ -355,6 +367,7 @@ std::size_t Reader::read(std::uint8_t* buf, std::size_t n) {
     s_->front_at += k;
     s_->output_bytes -= k;
     if (s_->front_at == front.size()) {
+      if (s_->spares.size() < State::kSpares) s_->spares.push_back(std::move(s_->output.front()));
       s_->output.pop_front();
       s_->front_at = 0;
     }
