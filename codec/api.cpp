@@ -3,6 +3,7 @@
 #include "parcomp/parcomp.hpp"
 
 #include "bz2.hpp"
+#include "core/parallel.hpp"
 #include "engine.hpp"
 #include "gpu_warmup.hpp"
 #include "kernels/common/device_buffer.hpp"
@@ -118,7 +119,14 @@ Stats compress(Source& in, Sink& out, const Options& options) {
 
 Stats decompress(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("parcomp::decompress");
-  return guarded([&] { return engine::decompress(in, out, engine_options(options)); });
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> offsets;
+  Stats st = guarded([&] {
+    engine::Options e = engine_options(options);
+    if (options.collect_block_offsets) e.block_offsets = &offsets;
+    return engine::decompress(in, out, e);
+  });
+  st.block_offsets = std::move(offsets);
+  return st;
 }
 
 namespace {
@@ -523,6 +531,25 @@ std::optional<std::uint64_t> next_block(std::span<const std::uint8_t> in, std::u
   }
 }
 }  // namespace
+
+std::vector<std::vector<std::uint8_t>> bz2_decode_blocks(std::span<const std::uint8_t> in, std::span<const std::uint64_t> bits, unsigned threads) {
+  PARCOMP_NVTX_RANGE("parcomp::bz2_decode_blocks");
+  std::vector<std::vector<std::uint8_t>> out(bits.size());
+  std::vector<std::exception_ptr> errors(bits.size());
+  for_each_block(bits.size(), threads, [&](std::size_t i) {
+    try {
+      bz2::DecodeScratch scratch;
+      bz2::Where where;
+      where.bit = bits[i];
+      bz2::decode_block(in, bits[i], 9, out[i], scratch, where, true);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
 
 Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
                           std::uint64_t max_blocks) {

@@ -132,6 +132,9 @@ struct Options {
                                          // start with --gpu (parcomp --blocks-in-flight)
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
   std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)
+  // .bz2 decompression: where each block and each stream's end marker starts (input bit) and the
+  // output's byte there, in order, as indexed_bzip2's block_offsets() gives them; none when null.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>>* block_offsets = nullptr;
   Trace* trace = nullptr;  // records the run's timeline when set (parcomp --trace)
 };
 

@@ -1014,6 +1014,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       if (job.stop) return;
       if (auto e = ends.find(chain); e != ends.end()) {
         const EndInfo info = e->second;
+        if (o.block_offsets != nullptr) o.block_offsets->emplace_back(chain, written);
         if (!info.complete) throw CorruptDataError(where(chain) + "the input ends inside the end marker (truncated)");
         if (info.stored_crc != combined)
           throw CorruptDataError(where(chain + 48) + "stream CRC " + std::to_string(combined) + " differs from the stored " +
@@ -1060,6 +1061,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
                                " block holds");
       combined = bz2::combine_crc(combined, d.r.stored_crc);
       if (d.gpu) st.gpu_blocks += 1;
+      if (o.block_offsets != nullptr) o.block_offsets->emplace_back(chain, written);
       pass(d.r.end_bit);
       chain = d.r.end_bit;
       const std::uint64_t read_so_far = bytes_in;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace parcomp {
@@ -124,6 +125,8 @@ struct Options {
   std::function<void(std::uint64_t bytes_in, std::uint64_t bytes_out)> on_progress;
   // What the engine decided (a GPU joined, left, was refused memory), in words.
   std::function<void(const std::string&)> on_note;
+  // .bz2 decompression: fill Stats::block_offsets.
+  bool collect_block_offsets = false;
 };
 
 struct Stats {
@@ -136,6 +139,9 @@ struct Stats {
   Format format = Format::bz2;               // of the compressed side
   std::uint64_t streams = 0;                 // .bz2 streams read (pbzip2 writes several)
   std::uint64_t trailing_bytes = 0;          // after the last .bz2 stream, ignored (as bzip2)
+  // With Options::collect_block_offsets: (input bit, output byte) where each .bz2 block and each
+  // stream's end marker starts, in order (indexed_bzip2's block_offsets(), as pairs).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> block_offsets;
 };
 
 Stats compress(Source& in, Sink& out, const Options& options = {});
@@ -226,6 +232,11 @@ struct Bz2Range {
   bool more = false;                // a block follows at next_bit (false: the file's streams ended)
   bool need_input = false;          // the next block (or the first) runs past the end of `in`
 };
+// The .bz2 blocks whose magics start at `bits` of `in` (known starts: an index's), decoded on
+// `threads` threads (0: every hardware thread), each block's output in the order given.
+// CorruptDataError names the first that fails.
+std::vector<std::vector<std::uint8_t>> bz2_decode_blocks(std::span<const std::uint8_t> in, std::span<const std::uint64_t> bits, unsigned threads = 0);
+
 Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
                           std::uint64_t max_blocks = UINT64_MAX);
 

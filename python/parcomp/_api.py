@@ -86,7 +86,12 @@ class BZ2Decompressor:
 
 class _Reader(io.RawIOBase):
     """The decompressed bytes of a file, read through parcomp.Reader (the library's threads and
-    GPUs); seeks forward by reading, backward by starting again from the file's start."""
+    GPUs). It learns the file's block index (where each block starts, in input bits and output
+    bytes) as it reads to the end, or from block_offsets()/set_block_offsets(); with the index,
+    a seek starts at the block that holds the position and the blocks from there are decoded on
+    every core (bz2_decode_blocks); without it, a backward seek starts again from the file's start."""
+
+    _GROUP = 64  # blocks decoded at once after an indexed seek
 
     def __init__(self, fp, own_fd, work):
         self._fp = fp
@@ -95,6 +100,10 @@ class _Reader(io.RawIOBase):
         self._pos = 0
         self._size = -1
         self._start = fp.tell() if fp.seekable() else 0
+        self._index = None    # [(input bit, output byte)] of every block and end marker
+        self._blocks = None   # the index's blocks: [(bit, byte, end bit)]
+        self._next = None     # indexed reading: the next block to decode (None: the engine reads)
+        self._pending = memoryview(b"")
         self._reader = self._new_reader()
 
     def _new_reader(self):
@@ -102,8 +111,8 @@ class _Reader(io.RawIOBase):
             fd = self._fp.fileno()
             st = os.fstat(fd)
             size = st.st_size if os.path.stat.S_ISREG(st.st_mode) else 0
-            return _parcomp.Reader(fd, False, "bz2", 9, *self._work, size)
-        return _parcomp.Reader(self._fp, False, "bz2", 9, *self._work, 0)
+            return _parcomp.Reader(fd, False, "bz2", 9, *self._work, size, True)
+        return _parcomp.Reader(self._fp, False, "bz2", 9, *self._work, 0, True)
 
     def readable(self):
         return True
@@ -112,22 +121,108 @@ class _Reader(io.RawIOBase):
         return self._fp.seekable()
 
     def readinto(self, b):
-        try:
-            n = self._reader.readinto(b)
-        except _parcomp.CorruptDataError as e:
-            if self._reader.bytes_read == 0 or "truncated" in str(e):  # an empty file too, as bz2 reads it
-                raise EOFError(_TRUNCATED) from e
-            else:
+        if self._next is not None:
+            n = self._readinto_indexed(b)
+        else:
+            try:
+                n = self._reader.readinto(b)
+            except _parcomp.CorruptDataError as e:
+                if self._reader.bytes_read == 0 or "truncated" in str(e):  # an empty file too, as bz2 reads it
+                    raise EOFError(_TRUNCATED) from e
                 raise OSError("Invalid data stream: " + str(e)) from e
+            if n == 0 and self._index is None:
+                self._set_index(self._reader.block_offsets())
         if n == 0:
             self._size = self._pos
         self._pos += n
+        return n
+
+    # ---- the block index
+
+    def _set_index(self, pairs):
+        pairs = sorted((int(bit), int(byte)) for bit, byte in pairs)
+        self._index = pairs
+        # A block's entry is followed by one at a larger output byte (blocks are never empty); an
+        # end marker's by the next stream's first block at the same byte, or by nothing.
+        self._blocks = [(bit, byte, pairs[k + 1][0]) for k, (bit, byte) in enumerate(pairs[:-1]) if pairs[k + 1][1] > byte]
+        if pairs:
+            self._size = pairs[-1][1]
+
+    def block_offsets(self):
+        if self._index is None:
+            if not self.seekable():
+                raise io.UnsupportedOperation("block_offsets() needs a seekable file")
+            # One pass of the engine from the file's start to its end (the file's reader, which
+            # shares its position, stopped first); then the index takes the reading back to where
+            # it was.
+            keep_pos = self._pos
+            self._reader.close()
+            self._fp.seek(self._start)
+            self._reader = self._new_reader()
+            buf = bytearray(1 << 22)
+            while self._reader.readinto(buf):
+                pass
+            self._set_index(self._reader.block_offsets())
+            self._seek_indexed(keep_pos)
+        return dict(self._index)
+
+    def set_block_offsets(self, offsets):
+        self._set_index(offsets.items() if isinstance(offsets, dict) else offsets)
+
+    def _seek_indexed(self, offset):
+        """Reads next from output byte `offset` through the index."""
+        blocks = self._blocks
+        lo, hi = 0, len(blocks)
+        while lo < hi:  # the last block whose output starts at or before offset
+            mid = (lo + hi) // 2
+            if blocks[mid][1] <= offset:
+                lo = mid + 1
+            else:
+                hi = mid
+        k = max(lo - 1, 0)
+        self._next = k
+        self._pending = memoryview(b"")
+        self._pos = blocks[k][1] if blocks else 0
+        skip = offset - self._pos
+        while skip > 0:
+            if not self._pending and not self._decode_group():
+                break
+            n = min(skip, len(self._pending))
+            self._pending = self._pending[n:]
+            self._pos += n
+            skip -= n
+
+    def _decode_group(self):
+        blocks = self._blocks
+        if self._next >= len(blocks):
+            return False
+        group = blocks[self._next:self._next + self._GROUP]
+        lo = group[0][0] // 8
+        hi = (group[-1][2] + 48 + 7) // 8 + 8  # the last block's end and its successor's magic
+        self._fp.seek(self._start + lo)
+        data = self._fp.read(hi - lo)
+        try:
+            out = _parcomp.decode_blocks(data, [bit - lo * 8 for bit, _, _ in group], max(self._work[0], 0))
+        except _parcomp.CorruptDataError as e:
+            raise OSError("Invalid data stream: " + str(e)) from e
+        self._next += len(group)
+        self._pending = memoryview(out)
+        return True
+
+    def _readinto_indexed(self, b):
+        if not self._pending and not self._decode_group():
+            return 0
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
         return n
 
     def _rewind(self):
         self._reader.close()
         self._fp.seek(self._start)
         self._pos = 0
+        self._next = None
+        self._pending = memoryview(b"")
         self._reader = self._new_reader()
 
     def seek(self, offset, whence=io.SEEK_SET):
@@ -142,6 +237,10 @@ class _Reader(io.RawIOBase):
             offset = self._size + offset
         else:
             raise ValueError(f"Invalid value for whence: {whence}")
+        offset = max(offset, 0)
+        if self._blocks is not None and self.seekable() and (offset < self._pos or offset - self._pos > (8 << 20)):
+            self._seek_indexed(offset)
+            return self._pos
         if offset < self._pos:
             self._rewind()
         else:
@@ -243,6 +342,19 @@ class BZ2File(io.BufferedIOBase):
     @property
     def mode(self):
         return "wb" if self._mode == _MODE_WRITE else "rb"
+
+    def block_offsets(self):
+        """{input bit: output byte} of every block and stream end marker, as indexed_bzip2's
+        block_offsets(): known once the file was read to its end, else found by reading it
+        (the position is kept)."""
+        self._check_can_read()
+        return self._buffer.raw.block_offsets()
+
+    def set_block_offsets(self, offsets):
+        """An index from block_offsets() (this file's, or indexed_bzip2's): seeks then start at
+        the block that holds the position."""
+        self._check_can_read()
+        self._buffer.raw.set_block_offsets(offsets)
 
     def peek(self, n=0):
         self._check_can_read()

@@ -4,6 +4,7 @@
 #include <parcomp/parcomp.hpp>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -103,9 +104,10 @@ class Counted : public parcomp::Source {
 class PyReader {
  public:
   PyReader(nb::object source, bool compress, const std::string& format, int level, int threads, bool use_gpus, const std::vector<int>& devices,
-           std::uint64_t input_size) {
+           std::uint64_t input_size, bool collect_offsets) {
     parcomp::Options o = options(format, level, threads, use_gpus, devices);
     o.input_size = input_size;
+    o.collect_block_offsets = collect_offsets;
     std::unique_ptr<parcomp::Source> in;
     if (nb::isinstance<int>(source))
       in = std::make_unique<parcomp::FdSource>(nb::cast<int>(source));
@@ -131,6 +133,11 @@ class PyReader {
     return n;
   }
   std::uint64_t bytes_read() const { return in_ ? in_->bytes.load() : 0; }
+  // After the end: (input bit, output byte) of every block and end marker.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> block_offsets() const {
+    if (!reader_) throw parcomp::ContractError("the reader is closed");
+    return reader_->stats().block_offsets;
+  }
   // Abandons the work; the reader thread may need the GIL for a last read, so it is let go.
   void close() {
     nb::gil_scoped_release release;
@@ -256,10 +263,11 @@ NB_MODULE(_parcomp, m) {
       .def_prop_ro("unused_data", [](const parcomp::Bz2Decompressor& d) { return to_bytes(d.unused_data()); });
 
   nb::class_<PyReader>(m, "Reader")
-      .def(nb::init<nb::object, bool, const std::string&, int, int, bool, const std::vector<int>&, std::uint64_t>(), nb::arg("source"),
+      .def(nb::init<nb::object, bool, const std::string&, int, int, bool, const std::vector<int>&, std::uint64_t, bool>(), nb::arg("source"),
            nb::arg("compress"), nb::arg("format"), nb::arg("level"), nb::arg("threads"), nb::arg("use_gpus"), nb::arg("devices"),
-           nb::arg("input_size"))
+           nb::arg("input_size"), nb::arg("collect_offsets") = false)
       .def("readinto", &PyReader::readinto)
+      .def("block_offsets", &PyReader::block_offsets)
       .def_prop_ro("bytes_read", &PyReader::bytes_read)
       .def("close", &PyReader::close);
 
@@ -278,6 +286,24 @@ NB_MODULE(_parcomp, m) {
         return parcomp::bz2_decode_range(v.bytes(), from_bit, to_bit, input_ends_here, max_blocks);
       },
       nb::arg("data"), nb::arg("from_bit"), nb::arg("to_bit"), nb::arg("input_ends_here"), nb::arg("max_blocks") = UINT64_MAX);
+
+  m.def(
+      "decode_blocks",
+      [](nb::handle data, const std::vector<std::uint64_t>& bits, unsigned threads) {
+        View v(data);
+        std::vector<std::vector<std::uint8_t>> outs;
+        {
+          nb::gil_scoped_release release;
+          outs = parcomp::bz2_decode_blocks(v.bytes(), bits, threads);
+        }
+        std::size_t total = 0;
+        for (const auto& o : outs) total += o.size();
+        std::vector<std::uint8_t> all;
+        all.reserve(total);
+        for (const auto& o : outs) all.insert(all.end(), o.begin(), o.end());
+        return to_bytes(all);
+      },
+      nb::arg("data"), nb::arg("bits"), nb::arg("threads") = 0);
 
   m.def("set_gpu_memory_limit", &parcomp::set_gpu_memory_limit);
 }

@@ -295,6 +295,43 @@ TEST(Api, Bz2RangesSplitAFileAnywhere) {
   EXPECT_EQ(short_piece.blocks, 0u);
 }
 
+// The block index a decompression collects: each block's and end marker's bit with the output's
+// byte there; its blocks decoded again on their own, on many threads, are the whole output.
+TEST(Api, BlockOffsetsIndexEveryBlock) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  Bytes file, all;
+  for (int k = 0; k < 3; ++k) {
+    const Bytes part = parcomp::testing::word_text(150000 + 100000 * static_cast<std::size_t>(k), seed + static_cast<std::uint64_t>(k));
+    const Bytes z = parcomp::testing::libbz2_compress(part, 1);
+    file.insert(file.end(), z.begin(), z.end());
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  parcomp::Options o = cpu();
+  o.collect_block_offsets = true;
+  parcomp::MemorySource src(file);
+  parcomp::VectorSink out;
+  const parcomp::Stats st = parcomp::decompress(src, out, o);
+  ASSERT_TRUE(out.bytes == all);
+  const auto& idx = st.block_offsets;
+  ASSERT_GE(idx.size(), 2u);
+  EXPECT_EQ(idx.front(), (std::pair<std::uint64_t, std::uint64_t>{32, 0}));
+  EXPECT_EQ(idx.back().second, all.size());
+  std::vector<std::uint64_t> blocks;
+  for (std::size_t k = 0; k + 1 < idx.size(); ++k) {
+    EXPECT_LT(idx[k].first, idx[k + 1].first);
+    EXPECT_LE(idx[k].second, idx[k + 1].second);
+    if (idx[k + 1].second > idx[k].second) blocks.push_back(idx[k].first);  // an end marker's next entry has its byte
+  }
+  EXPECT_EQ(idx.size() - blocks.size(), 3u);  // an end marker per stream
+  Bytes again;
+  for (const auto& b : parcomp::bz2_decode_blocks(file, blocks, 3)) again.insert(again.end(), b.begin(), b.end());
+  EXPECT_TRUE(again == all);
+  std::vector<std::uint64_t> off_by_one = blocks;
+  off_by_one[1] += 1;
+  EXPECT_THROW(parcomp::bz2_decode_blocks(file, off_by_one), parcomp::CorruptDataError);
+}
+
 TEST(CApi, BuffersCodesAndMessages) {
   const Bytes in = parcomp::testing::word_text(1200000 + fresh_seed() % 999, 3);
   parcomp_options o;

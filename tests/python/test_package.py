@@ -125,7 +125,9 @@ def test_bz2file_reads_as_bz2file_does(bz2_file, rng):
         assert ours.readable() and not ours.writable() and ours.seekable()
         assert ours.fileno() == ours._fp.fileno() and ours.name == str(path) and ours.mode == "rb"
         assert ours.peek(1)[:1] == theirs.peek(1)[:1]
-        for _ in range(60):
+        for step in range(120):
+            if step == 60:
+                ours.block_offsets()  # the index, found mid-read: the reading goes on through it
             op = rng.choice(["read", "read1", "readline", "readinto", "seek", "tell", "readlines"])
             if op == "read":
                 n = rng.choice([0, 1, 7, 4096, 1 << 20, 77_777])
@@ -158,6 +160,46 @@ def test_bz2file_reads_as_bz2file_does(bz2_file, rng):
     assert ours.closed
     with pytest.raises(ValueError):
         ours.read()
+
+
+def test_block_index_as_indexed_bzip2s(bz2_file, rng):
+    path, data = bz2_file
+    with parcomp.open(path) as f:
+        assert f.read() == data
+        index = f.block_offsets()  # learnt while reading to the end
+        for _ in range(20):  # seeks through the index: any position, either way
+            at = rng.randrange(len(data) + 1)
+            n = rng.choice([1, 100, 1 << 20])
+            assert f.seek(at) == at and f.read(n) == data[at:at + n] and f.tell() == min(at + n, len(data))
+    assert sorted(index.values()) == sorted(index.values()) and max(index.values()) == len(data)
+    with parcomp.open(path) as g:
+        g.set_block_offsets(index)
+        g.seek(len(data) // 2)
+        assert g.read() == data[len(data) // 2:]
+    indexed_bzip2 = pytest.importorskip("indexed_bzip2")
+    with indexed_bzip2.open(str(path), parallelization=1) as theirs:
+        assert theirs.block_offsets() == index
+    # Its parallel reader's index leaves out stream ends and adds the file's end; either serves.
+    with indexed_bzip2.open(str(path), parallelization=2) as theirs, parcomp.open(path) as g:
+        g.set_block_offsets(theirs.block_offsets())
+        for at in (len(data) - 1, 0, rng.randrange(len(data))):
+            g.seek(at)
+            assert g.read(1000) == data[at:at + 1000]
+    with open(path, "rb") as raw:
+        piped = parcomp.BZ2File(io.BufferedReader(_Unseekable(raw)))
+        with pytest.raises(io.UnsupportedOperation):
+            piped.block_offsets()
+
+
+class _Unseekable(io.RawIOBase):
+    def __init__(self, f):
+        self._f = f
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        return self._f.readinto(b)
 
 
 def test_files_objects_and_text_mode(bz2_file, tmp_path):
