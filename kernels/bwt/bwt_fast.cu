@@ -70,8 +70,6 @@ struct Forward {
   std::uint32_t* sa;       // sorted rotations (global starts), SA positions block-major
   std::uint32_t* rank;     // per start: the SA position of its group's first member
   std::uint32_t* slots[2]; // SA positions still tied (ascending)
-  std::uint32_t* head;     // per sorted item: its index if it starts a group, else 0
-  std::uint32_t* group;    // inclusive max-scan of head
   std::uint8_t* tied;      // per sorted item: 1 if its group has more than one member
   std::uint32_t* count;    // selected items
   void* temp;
@@ -101,8 +99,6 @@ Forward carve_forward(ScratchCarver& c, std::size_t n) {
   }
   f.sa = c.take<std::uint32_t>(n);
   f.rank = c.take<std::uint32_t>(n);
-  f.head = c.take<std::uint32_t>(n);
-  f.group = c.take<std::uint32_t>(n);
   f.tied = c.take<std::uint8_t>(n);
   f.count = c.take<std::uint32_t>(1);
   f.temp_bytes = cub_temp_bytes(n);
@@ -336,10 +332,14 @@ void forward_blocks(const std::uint8_t* d_in, const Blocks& g, std::uint64_t blo
   std::int64_t m = m0;
   std::uint64_t h = static_cast<std::uint64_t>(chars);
   for (int round = 0;; ++round) {
-    heads_kernel<<<grid_for(m), kThreads, 0, stream>>>(keys.Current(), vals.Current(), slots, m, f.sa, f.head);
+    // Per sorted item, its index where it starts a group (head), and head's max-scan (group): both
+    // in the sort's other key buffer, free until the next sort (8 bytes an item it saves).
+    auto* head = reinterpret_cast<std::uint32_t*>(keys.Alternate());
+    std::uint32_t* group = head + n;
+    heads_kernel<<<grid_for(m), kThreads, 0, stream>>>(keys.Current(), vals.Current(), slots, m, f.sa, head);
     PARCOMP_CHECK_LAUNCH();
-    PARCOMP_CUDA_CHECK(cub::DeviceScan::InclusiveScan(f.temp, f.temp_bytes, f.head, f.group, Max{}, m, stream));
-    ranks_kernel<<<grid_for(m), kThreads, 0, stream>>>(keys.Current(), vals.Current(), slots, m, f.group, f.rank, f.tied);
+    PARCOMP_CUDA_CHECK(cub::DeviceScan::InclusiveScan(f.temp, f.temp_bytes, head, group, Max{}, m, stream));
+    ranks_kernel<<<grid_for(m), kThreads, 0, stream>>>(keys.Current(), vals.Current(), slots, m, group, f.rank, f.tied);
     PARCOMP_CHECK_LAUNCH();
     // The tied items' SA positions, for the next round.
     std::uint32_t* next_slots = f.slots[slot_buffer];
