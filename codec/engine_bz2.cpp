@@ -514,7 +514,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   };
   auto gpu_manager = [&] {
     // A lane's device bytes per block of its batch: the sort's scratch, the block before and after
-    // it, the encoder's output and work area (at -9 about 52 bytes per byte of the block).
+    // it, the encoder's output and work area (docs/field.md gives them per input byte).
     const auto needs = [&o] {
       const std::size_t block = bz2::block_limit(o.level), k = 16;
       return GpuNeeds{(bwt::forward_segments_scratch_bytes(k * block, k) + 2 * k * block + k * bz2gpu::encode_stride(block) +
