@@ -71,6 +71,28 @@ engine::Options engine_options(const Options& o) {
   e.input_bytes = o.input_size;
   if (o.on_progress) e.on_progress = [f = o.on_progress](const engine::Progress& p) { f(p.bytes_in, p.bytes_out); };
   e.on_note = o.on_note;
+  if (const Tuning* t = o.tuning; t != nullptr) {
+    const auto set = [](auto& field, auto value, auto unset) {
+      if (value != unset) field = value;
+    };
+    if (t->block_bytes != 0 && (t->block_bytes > (std::size_t{1} << 24)))
+      throw ContractError("Tuning::block_bytes must be 1 .. 16 MiB, not " + std::to_string(t->block_bytes));
+    set(e.block_bytes, t->block_bytes, std::size_t{0});
+    set(e.frame_blocks, t->frame_blocks, std::size_t{0});
+    set(e.gpu_batch_blocks, t->gpu_batch_blocks, std::size_t{0});
+    set(e.bz2_gpu_batch_blocks, t->bz2_gpu_batch_blocks, std::size_t{0});
+    set(e.bz2_gpu_lanes, t->bz2_gpu_lanes, 0u);
+    set(e.gpu_lanes, t->gpu_lanes, 0u);
+    set(e.max_blocks_in_flight, t->max_blocks_in_flight, std::size_t{0});
+    set(e.bz2_gpu_from_bytes, t->bz2_gpu_from_bytes, std::uint64_t{0});
+    set(e.bz2_gpu_decompress_from_bytes, t->bz2_gpu_decompress_from_bytes, std::uint64_t{0});
+    set(e.gpu_from_bytes, t->gpu_from_bytes, std::uint64_t{0});
+    set(e.gpu_decompress_from_bytes, t->gpu_decompress_from_bytes, std::uint64_t{0});
+    set(e.cpu_beside_gpus, t->cpu_beside_gpus, -1);
+    set(e.bz2_gpu_walk_bits, t->bz2_gpu_walk_bits, 0);
+    set(e.bz2_gpu_walk_threads, t->bz2_gpu_walk_threads, 0u);
+    set(e.bz2_gpu_host_piece, t->bz2_gpu_host_piece, std::size_t{0});
+  }
   return e;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "parcomp/errors.hpp"
+#include "parcomp/tuning.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -127,6 +128,8 @@ struct Options {
   std::function<void(const std::string&)> on_note;
   // .bz2 decompression: fill Stats::block_offsets.
   bool collect_block_offsets = false;
+  // Knobs for measuring (parcomp/tuning.hpp), read during the call; none: the defaults.
+  const Tuning* tuning = nullptr;
 };
 
 struct Stats {

@@ -332,6 +332,29 @@ TEST(Api, BlockOffsetsIndexEveryBlock) {
   EXPECT_THROW(parcomp::bz2_decode_blocks(file, off_by_one), parcomp::CorruptDataError);
 }
 
+// The tuning knobs reach the work: the parcomp format's block size shows in the block count, and
+// one block in flight still gives the same bytes; a block size past 16 MiB is refused.
+TEST(Api, TuningKnobsTakeEffect) {
+  const std::uint64_t seed = fresh_seed();
+  const Bytes in = parcomp::testing::word_text(1'000'003, seed);
+  parcomp::Tuning t;
+  t.block_bytes = 1 << 16;
+  t.max_blocks_in_flight = 1;
+  parcomp::Options o = cpu();
+  o.format = parcomp::Format::parcomp;
+  o.tuning = &t;
+  parcomp::MemorySource src(in);
+  parcomp::VectorSink out;
+  const parcomp::Stats st = parcomp::compress(src, out, o);
+  EXPECT_EQ(st.blocks, (in.size() + t.block_bytes - 1) / t.block_bytes);
+  EXPECT_TRUE(parcomp::decompress(out.bytes, o) == in);
+  parcomp::Options d = cpu();
+  d.format = parcomp::Format::parcomp;
+  EXPECT_EQ(parcomp::compress(in, d).size() == out.bytes.size(), false) << "the default block size wrote the same file";
+  t.block_bytes = (std::size_t{1} << 24) + 1;
+  EXPECT_THROW(parcomp::compress(in, o), parcomp::ContractError);
+}
+
 TEST(CApi, BuffersCodesAndMessages) {
   const Bytes in = parcomp::testing::word_text(1200000 + fresh_seed() % 999, 3);
   parcomp_options o;
