@@ -181,19 +181,53 @@ namespace parcomp {
 
 // The work runs on a thread of its own over a source that hands out the pushed pieces and a sink
 // that keeps the output until it is taken.
-struct Stream::State {
-  static constexpr std::size_t kInputRoom = std::size_t{16} << 20;
+namespace {
+// A call's work on a thread of its own, for Stream and Reader: its statistics or error once done;
+// abandon() makes the source or sink that waits throw Abandoned and joins the thread.
+struct Background {
   std::mutex m;
   std::condition_variable cv;
-  std::deque<std::vector<std::uint8_t>> input;
-  std::size_t input_bytes = 0, front_at = 0;  // bytes waiting; how far the front piece is read
-  bool input_done = false, abandoned = false, done = false, finished = false;
-  std::vector<std::uint8_t> output;
+  bool abandoned = false, done = false;
   std::exception_ptr error;
   Stats stats;
   std::thread worker;
+  struct Abandoned {};
 
-  struct Abandoned {};  // thrown by the source when the Stream is destroyed first
+  void start(Source& in, Sink& out, Stream::Direction direction, const Options& o) {
+    worker = std::thread([this, &in, &out, direction, o] {
+      Stats st;
+      std::exception_ptr e;
+      try {
+        st = direction == Stream::Direction::compress ? compress(in, out, o) : decompress(in, out, o);
+      } catch (const Abandoned&) {
+      } catch (...) {
+        e = std::current_exception();
+      }
+      const std::lock_guard lock(m);
+      stats = st;
+      error = e;
+      done = true;
+      cv.notify_all();
+    });
+  }
+  void abandon() {
+    {
+      const std::lock_guard lock(m);
+      abandoned = true;
+      cv.notify_all();
+    }
+    if (worker.joinable()) worker.join();
+  }
+};
+}  // namespace
+
+struct Stream::State : Background {
+  static constexpr std::size_t kInputRoom = std::size_t{16} << 20;
+  std::deque<std::vector<std::uint8_t>> input;
+  std::size_t input_bytes = 0, front_at = 0;  // bytes waiting; how far the front piece is read
+  bool input_done = false, finished = false;
+  std::vector<std::uint8_t> output;
+
   class Pieces : public Source {
    public:
     explicit Pieces(State& s) : s_(s) {}
@@ -230,6 +264,9 @@ struct Stream::State {
     State& s_;
   };
 
+  Pieces pieces{*this};
+  Kept kept{*this};
+
   std::vector<std::uint8_t> take_output() {  // under m
     std::vector<std::uint8_t> out;
     out.swap(output);
@@ -248,32 +285,11 @@ Stream::Stream(Direction direction, const Options& options) : s_(nullptr) {
   s_ = new State;
   Options o = options;
   o.input_size = 0;  // a size not known in advance
-  s_->worker = std::thread([this, direction, o] {
-    State::Pieces in(*s_);
-    State::Kept out(*s_);
-    Stats st;
-    std::exception_ptr error;
-    try {
-      st = direction == Direction::compress ? compress(in, out, o) : decompress(in, out, o);
-    } catch (const State::Abandoned&) {
-    } catch (...) {
-      error = std::current_exception();
-    }
-    const std::lock_guard lock(s_->m);
-    s_->stats = st;
-    s_->error = error;
-    s_->done = true;
-    s_->cv.notify_all();
-  });
+  s_->start(s_->pieces, s_->kept, direction, o);
 }
 
 Stream::~Stream() {
-  {
-    const std::lock_guard lock(s_->m);
-    s_->abandoned = true;
-    s_->cv.notify_all();
-  }
-  s_->worker.join();
+  s_->abandon();
   delete s_;
 }
 
@@ -312,22 +328,15 @@ const Stats& Stream::stats() const { return s_->stats; }
 namespace parcomp {
 
 // The work on a thread of its own; its sink waits while kRoom bytes of output wait for read().
-struct Reader::State {
+struct Reader::State : Background {
   static constexpr std::size_t kRoom = std::size_t{64} << 20;
-  std::mutex m;
-  std::condition_variable cv;
   std::deque<std::vector<std::uint8_t>> output;
   std::size_t output_bytes = 0, front_at = 0;
-  bool abandoned = false, done = false;
-  std::exception_ptr error;
-  Stats stats;
-  std::thread worker;
   // Pieces read to their end, kept for the next writes: a fresh megabyte per block written was
   // page faults, and unmapping it once read stopped every thread of the process.
   std::vector<std::vector<std::uint8_t>> spares;
   static constexpr std::size_t kSpares = 16;
 
-  struct Abandoned {};
   class Waiting : public Sink {
    public:
     explicit Waiting(State& s) : s_(s) {}
@@ -352,36 +361,17 @@ struct Reader::State {
    private:
     State& s_;
   };
+  Waiting waiting{*this};
 };
 
 Reader::Reader(Source& in, Stream::Direction direction, const Options& options) : s_(nullptr) {
   (void)engine_options(options);
   s_ = new State;
-  s_->worker = std::thread([this, &in, direction, options] {
-    State::Waiting out(*s_);
-    Stats st;
-    std::exception_ptr error;
-    try {
-      st = direction == Stream::Direction::compress ? compress(in, out, options) : decompress(in, out, options);
-    } catch (const State::Abandoned&) {
-    } catch (...) {
-      error = std::current_exception();
-    }
-    const std::lock_guard lock(s_->m);
-    s_->stats = st;
-    s_->error = error;
-    s_->done = true;
-    s_->cv.notify_all();
-  });
+  s_->start(in, s_->waiting, direction, options);
 }
 
 Reader::~Reader() {
-  {
-    const std::lock_guard lock(s_->m);
-    s_->abandoned = true;
-    s_->cv.notify_all();
-  }
-  s_->worker.join();
+  s_->abandon();
   delete s_;
 }
 
