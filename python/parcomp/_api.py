@@ -2,6 +2,7 @@
 
 import builtins
 import io
+import json
 import os
 
 from . import _parcomp
@@ -355,6 +356,47 @@ class BZ2File(io.BufferedIOBase):
         the block that holds the position."""
         self._check_can_read()
         self._buffer.raw.set_block_offsets(offsets)
+
+    def export_index(self, file):
+        """Writes the block index (block_offsets()) to ``file``, a path or a text file object:
+        JSON, {"parcomp_bz2_index": 1, "compressed_size": N, "offsets": [[bit, byte], ...]}."""
+        offsets = sorted(self.block_offsets().items())
+        doc = {"parcomp_bz2_index": 1, "compressed_size": self._compressed_size(), "offsets": [list(p) for p in offsets]}
+        if isinstance(file, (str, bytes, os.PathLike)):
+            with builtins.open(file, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+        else:
+            json.dump(doc, file)
+
+    def import_index(self, file):
+        """Reads an index that export_index() wrote (a path or a text file object); ValueError if
+        it is not one, or is another file's (its compressed size differs)."""
+        if isinstance(file, (str, bytes, os.PathLike)):
+            with builtins.open(file, encoding="utf-8") as f:
+                doc = json.load(f)
+        else:
+            doc = json.load(file)
+        if not isinstance(doc, dict) or doc.get("parcomp_bz2_index") != 1 or not isinstance(doc.get("offsets"), list):
+            raise ValueError("not a parcomp .bz2 index")
+        size = self._compressed_size()
+        if size is not None and doc.get("compressed_size") not in (None, size):
+            raise ValueError(f"the index is of a file of {doc.get('compressed_size')} bytes, this one has {size}")
+        self.set_block_offsets([(int(bit), int(byte)) for bit, byte in doc["offsets"]])
+
+    def _compressed_size(self):
+        self._check_can_read()
+        raw = self._buffer.raw
+        try:
+            if raw._own_fd:
+                return os.fstat(self._fp.fileno()).st_size - raw._start
+            if self._fp.seekable():
+                here = self._fp.tell()
+                end = self._fp.seek(0, io.SEEK_END)
+                self._fp.seek(here)
+                return end - raw._start
+        except (OSError, ValueError):
+            pass
+        return None
 
     def peek(self, n=0):
         self._check_can_read()

@@ -191,6 +191,27 @@ def test_block_index_as_indexed_bzip2s(bz2_file, rng):
             piped.block_offsets()
 
 
+def test_block_index_exported_and_imported(bz2_file, tmp_path):
+    path, data = bz2_file
+    index_path = tmp_path / "t.bz2.index.json"
+    with parcomp.open(path) as f:
+        f.export_index(index_path)  # found by one pass: nothing read yet
+        assert f.tell() == 0 and f.read(100) == data[:100]
+    with parcomp.open(path) as g:
+        g.import_index(index_path)
+        g.seek(len(data) - 5000)
+        assert g.read() == data[-5000:]
+        g.seek(17)
+        assert g.read(10) == data[17:27]
+    other = tmp_path / "other.bz2"
+    other.write_bytes(bz2.compress(b"another file"))
+    with parcomp.open(other) as h:
+        with pytest.raises(ValueError):
+            h.import_index(index_path)
+        with pytest.raises(ValueError):
+            h.import_index(io.StringIO('{"something": "else"}'))
+
+
 class _Unseekable(io.RawIOBase):
     def __init__(self, f):
         self._f = f
