@@ -111,7 +111,30 @@ struct parcomp_stream {
       : stream(decompress != 0 ? parcomp::Stream::Direction::decompress : parcomp::Stream::Direction::compress, cpp_options(options)) {}
 };
 
+struct parcomp_reader {
+  parcomp::FdSource in;
+  parcomp::Reader reader;
+  parcomp_reader(int fd, int decompress, const parcomp_options* options)
+      : in(fd), reader(in, decompress != 0 ? parcomp::Stream::Direction::decompress : parcomp::Stream::Direction::compress, cpp_options(options)) {}
+};
+
 extern "C" {
+
+parcomp_reader* parcomp_reader_new(int in_fd, int decompress, const parcomp_options* options) {
+  parcomp_reader* r = nullptr;
+  call([&] { r = new parcomp_reader(in_fd, decompress, options); });
+  return r;
+}
+
+int parcomp_reader_read(parcomp_reader* reader, void* buf, size_t max, size_t* got) {
+  return call([&] {
+    if (reader == nullptr || got == nullptr || (buf == nullptr && max != 0)) throw parcomp::ContractError("reader, buf and got must not be NULL");
+    *got = 0;
+    *got = reader->reader.read(static_cast<std::uint8_t*>(buf), max);
+  });
+}
+
+void parcomp_reader_free(parcomp_reader* reader) { delete reader; }
 
 parcomp_stream* parcomp_stream_new(int decompress, const parcomp_options* options) {
   parcomp_stream* s = nullptr;

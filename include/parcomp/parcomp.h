@@ -70,6 +70,15 @@ int parcomp_stream_push(parcomp_stream* stream, const void* src, size_t src_size
 int parcomp_stream_finish(parcomp_stream* stream, void** dst, size_t* dst_size);
 void parcomp_stream_free(parcomp_stream* stream);
 
+/* Output pulled by the caller, from a file descriptor read to its end (not closed): the work runs
+ * on the library's threads, and parcomp_reader_read takes the output as it comes (at most 64 MiB of
+ * it waits), so memory stays bounded at any size. *got is 0 at the end. A reader freed before its
+ * end abandons its work. */
+typedef struct parcomp_reader parcomp_reader;
+parcomp_reader* parcomp_reader_new(int in_fd, int decompress, const parcomp_options* options);
+int parcomp_reader_read(parcomp_reader* reader, void* buf, size_t max, size_t* got);
+void parcomp_reader_free(parcomp_reader* reader);
+
 /* The last error of the calling thread, in words ("" after a success). */
 const char* parcomp_last_error(void);
 /* "0.3.0 (commit ...)". */

@@ -407,6 +407,24 @@ TEST(CApi, DescriptorsAndCallbacks) {
   Bytes packed(1 << 22);
   packed.resize(std::fread(packed.data(), 1, packed.size(), dst));
   EXPECT_TRUE(packed == parcomp::testing::libbz2_compress(in, 9));
+  // The reader: the descriptor's output pulled in reads of any size.
+  std::rewind(dst);
+  parcomp_reader* rd = parcomp_reader_new(fileno(dst), 1, &o);
+  ASSERT_NE(rd, nullptr) << parcomp_last_error();
+  Bytes pulled, piece(12345);
+  for (std::size_t got = 1; got != 0;) {
+    ASSERT_EQ(parcomp_reader_read(rd, piece.data(), piece.size(), &got), PARCOMP_OK) << parcomp_last_error();
+    pulled.insert(pulled.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(got));
+  }
+  EXPECT_TRUE(pulled == in);
+  std::size_t got = 0;
+  EXPECT_EQ(parcomp_reader_read(rd, nullptr, 5, &got), PARCOMP_ERROR_USAGE);
+  parcomp_reader_free(rd);
+  std::rewind(src);
+  parcomp_reader* not_bz2 = parcomp_reader_new(fileno(src), 1, &o);  // the plain text: not a stream
+  ASSERT_NE(not_bz2, nullptr);
+  EXPECT_EQ(parcomp_reader_read(not_bz2, piece.data(), piece.size(), &got), PARCOMP_ERROR_DATA);
+  parcomp_reader_free(not_bz2);
   std::fclose(src);
   std::fclose(dst);
   std::FILE* sink = std::fopen("/dev/null", "wb");
