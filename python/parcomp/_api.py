@@ -286,10 +286,13 @@ class BZ2File(io.BufferedIOBase):
         if isinstance(filename, (str, bytes, os.PathLike)):
             self._fp = builtins.open(filename, mode)
             self._closefp = True
+        elif isinstance(filename, int) and not isinstance(filename, bool):  # a descriptor: read or written as it is, left open
+            self._fp = builtins.open(filename, mode, closefd=False)
+            self._closefp = True
         elif hasattr(filename, "read") or hasattr(filename, "write"):
             self._fp = filename
         else:
-            raise TypeError("filename must be a str, bytes, file or PathLike object")
+            raise TypeError("filename must be a str, bytes, file descriptor, file or PathLike object")
         self._mode = mode_code
         if mode_code == _MODE_READ:
             self._buffer = io.BufferedReader(_Reader(self._fp, self._closefp, work), 1 << 20)

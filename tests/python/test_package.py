@@ -227,6 +227,13 @@ def test_files_objects_and_text_mode(bz2_file, tmp_path):
     path, data = bz2_file
     with open(path, "rb") as raw, parcomp.BZ2File(raw) as f:
         assert f.read() == data
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with parcomp.BZ2File(fd) as f:  # a descriptor, left open
+            assert f.read(1000) == data[:1000]
+        os.fstat(fd)
+    finally:
+        os.close(fd)
     with parcomp.open(io.BytesIO(path.read_bytes())) as f:
         f.seek(2_000_000)
         assert f.read(10) == data[2_000_000:2_000_010]
