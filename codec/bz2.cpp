@@ -343,7 +343,8 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
   auto room = [&](std::size_t need) {  // at least `need` bytes writable at o
     if (static_cast<std::size_t>(end - o) >= need) return;
     const std::size_t at = static_cast<std::size_t>(o - out.data());
-    out.resize(std::max(out.size() * 2, at + need + (n - static_cast<std::size_t>(p - in.data())) + 512));
+    // This block's part doubles, not the whole vector (out may hold many blocks before it).
+    out.resize(std::max(at + (at - before) + need, at + need + (n - static_cast<std::size_t>(p - in.data())) + 512));
     o = out.data() + at;
     end = out.data() + out.size();
   };
