@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <optional>
 #include <algorithm>
 #include <exception>
@@ -564,22 +565,56 @@ std::vector<std::vector<std::uint8_t>> bz2_decode_blocks(std::span<const std::ui
 }
 
 Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
-                          std::uint64_t max_blocks) {
+                          std::uint64_t max_blocks, unsigned threads) {
   PARCOMP_NVTX_RANGE("parcomp::bz2_decode_range");
   Bz2Range r;
   bz2::DecodeScratch scratch;
-  bz2::Where where;
   const std::uint64_t have = static_cast<std::uint64_t>(in.size()) * 8;
-  // A block decoded at `bit`: nullopt when it runs past in's end.
+  // A block decoded at `bit` into `out`: nullopt when it runs past in's end.
+  const auto decode_into = [&](std::uint64_t bit, std::vector<std::uint8_t>& out, bz2::DecodeScratch& s) -> std::optional<bz2::BlockResult> {
+    bz2::Where w;
+    w.bit = bit;
+    if (input_ends_here) return bz2::decode_block(in, bit, 9, out, s, w, true);
+    return bz2::decode_block_if_whole(in, bit, 9, out, s, w);
+  };
+  std::vector<bz2::Magic> found;
+  if (from_bit < to_bit && from_bit + 48 <= have) bz2::find_magics(in, from_bit, std::min(have, to_bit + 47), found);
+  // With several threads, every block candidate of the range is decoded at once first (those that
+  // are magics inside a block's data fail, or are never reached by the chain); the chain below then
+  // takes their results.
+  struct Early {
+    std::optional<bz2::BlockResult> r;
+    std::vector<std::uint8_t> bytes;
+    bool bad = false;
+  };
+  std::map<std::uint64_t, Early> early;
+  if (threads != 1 && max_blocks > 1) {
+    std::vector<std::uint64_t> bits;
+    for (const bz2::Magic& m : found)
+      if (!m.end && m.bit < to_bit) bits.push_back(m.bit);
+    if (bits.size() > 1) {
+      std::vector<Early> got(bits.size());
+      for_each_block(bits.size(), threads, [&](std::size_t i) {
+        bz2::DecodeScratch s;
+        try {
+          got[i].r = decode_into(bits[i], got[i].bytes, s);
+        } catch (const CorruptDataError&) {
+          got[i].bad = true;
+          got[i].bytes = std::vector<std::uint8_t>();
+        }
+      });
+      for (std::size_t i = 0; i < bits.size(); ++i) early.emplace(bits[i], std::move(got[i]));
+    }
+  }
   const auto decode = [&](std::uint64_t bit) -> std::optional<bz2::BlockResult> {
-    where.bit = bit;
-    if (input_ends_here) return bz2::decode_block(in, bit, 9, r.bytes, scratch, where, true);
-    return bz2::decode_block_if_whole(in, bit, 9, r.bytes, scratch, where);
+    if (auto e = early.find(bit); e != early.end() && !e->second.bad) {
+      if (e->second.r) r.bytes.insert(r.bytes.end(), e->second.bytes.begin(), e->second.bytes.end());
+      return e->second.r;
+    }
+    return decode_into(bit, r.bytes, scratch);  // not decoded yet, or damaged: its error from here
   };
   // The first block: the first candidate in the range that decodes (a magic inside a block's
   // data does not: its CRC, if nothing before it, tells it apart).
-  std::vector<bz2::Magic> found;
-  if (from_bit < to_bit && from_bit + 48 <= have) bz2::find_magics(in, from_bit, std::min(have, to_bit + 47), found);
   std::optional<bz2::BlockResult> first;
   for (const bz2::Magic& m : found) {
     if (m.end || m.bit >= to_bit) continue;

@@ -240,8 +240,9 @@ struct Bz2Range {
 // CorruptDataError names the first that fails.
 std::vector<std::vector<std::uint8_t>> bz2_decode_blocks(std::span<const std::uint8_t> in, std::span<const std::uint64_t> bits, unsigned threads = 0);
 
+// With threads other than 1 (0: every hardware thread), the range's blocks decode at once.
 Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
-                          std::uint64_t max_blocks = UINT64_MAX);
+                          std::uint64_t max_blocks = UINT64_MAX, unsigned threads = 1);
 
 // The most device memory this process holds on each GPU (0: no cap; the environment's
 // PARCOMP_GPU_MEMORY_LIMIT by default). Process-wide: it applies to every call at once.

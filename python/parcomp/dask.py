@@ -25,29 +25,29 @@ _MARGIN = 2_300_000 + 64
 _FIRST_BLOCK_BIT = 32  # after the file's "BZh9" header
 
 
-def _range(f, start, length, size, max_blocks=None, from_bit=0):
+def _range(f, start, length, size, max_blocks=None, from_bit=0, threads=1):
     """decode_range over the file's bytes [start, start + length) and a margin (more where a block
-    runs past it)."""
+    runs past it); the range's blocks on `threads` threads (0: every hardware thread)."""
     read = length + _MARGIN
     while True:
         f.seek(start)
         data = f.read(read)
         ends = start + len(data) >= size
-        args = (data, from_bit, from_bit + length * 8 if max_blocks is None else from_bit + 1, ends)
-        r = _parcomp.decode_range(*args) if max_blocks is None else _parcomp.decode_range(*args, max_blocks)
+        to_bit = from_bit + length * 8 if max_blocks is None else from_bit + 1
+        r = _parcomp.decode_range(data, from_bit, to_bit, ends, (1 << 64) - 1 if max_blocks is None else max_blocks, threads)
         if not r.need_input or ends:
             return r
         read *= 2
 
 
-def _partition(fs, path, start, length, size, delimiter):
-    return _partition_with_start(fs, path, start, length, size, delimiter)[1]
+def _partition(fs, path, start, length, size, delimiter, threads=1):
+    return _partition_with_start(fs, path, start, length, size, delimiter, threads)[1]
 
 
-def _partition_with_start(fs, path, start, length, size, delimiter):
+def _partition_with_start(fs, path, start, length, size, delimiter, threads=1):
     """(whether the partition holds the file's first block, its bytes)."""
     with fs.open(path, "rb") as f:
-        r = _range(f, start, length, size)
+        r = _range(f, start, length, size, threads=threads)
         text = r.bytes
         first = r.blocks > 0 and start * 8 + r.first_bit == _FIRST_BLOCK_BIT
         if delimiter is None or r.blocks == 0:
@@ -74,24 +74,27 @@ def _partition_with_start(fs, path, start, length, size, delimiter):
         return first, text + bytes(more)
 
 
-def _tasks(fs, paths, blocksize, delimiter, fn):
+def _tasks(fs, paths, blocksize, delimiter, fn, threads):
     """fn's delayed call for each partition of each file: a list per file."""
     out = []
     for path in paths:
         size = fs.info(path)["size"]
         starts = [0] if blocksize is None else list(range(0, max(size, 1), blocksize))
         out.append([
-            dask.delayed(fn, pure=True)(fs, path, s, (size - s) if blocksize is None else min(blocksize, size - s), size, delimiter,
-                                        dask_key_name=f"parcomp-{fn.__name__.strip('_')}-{fs.ukey(path)}-{s}")
+            dask.delayed(fn, pure=True)(fs, path, s, (size - s) if blocksize is None else min(blocksize, size - s), size, delimiter, threads,
+                                        dask_key_name=f"parcomp-{fn.__name__.strip('_')}-{fs.ukey(path)}-{s}-{threads}")
             for s in starts
         ])
     return out
 
 
-def read_bytes(urlpath, delimiter=None, not_zero=False, blocksize="128 MiB", sample="10 kiB", include_path=False, **storage_options):
+def read_bytes(urlpath, delimiter=None, not_zero=False, blocksize="128 MiB", sample="10 kiB", include_path=False, threads=1,
+               **storage_options):
     """dask.bytes.read_bytes for .bz2 files, split: ``(sample, blocks)`` (and ``paths`` with
     ``include_path``), ``blocks`` a list per file of delayed partitions' bytes; ``blocksize`` is in
-    compressed bytes (None: one partition per file). ``not_zero`` is accepted for dask's signature."""
+    compressed bytes (None: one partition per file); ``threads``: each partition's blocks decode
+    on that many threads (1, as a Dask task usually runs; 0: every hardware thread). ``not_zero``
+    is accepted for dask's signature."""
     fs, _, paths = get_fs_token_paths(urlpath, mode="rb", storage_options=storage_options)
     if not paths:
         raise OSError(f"{urlpath} resolved to no files")
@@ -101,7 +104,7 @@ def read_bytes(urlpath, delimiter=None, not_zero=False, blocksize="128 MiB", sam
         raise ValueError("blocksize must be positive")
     if isinstance(delimiter, str):
         delimiter = delimiter.encode()
-    out = _tasks(fs, paths, blocksize, delimiter, _partition)
+    out = _tasks(fs, paths, blocksize, delimiter, _partition, threads)
     sample_bytes = b""
     if sample:
         if isinstance(sample, str):
@@ -123,11 +126,12 @@ def read_bytes(urlpath, delimiter=None, not_zero=False, blocksize="128 MiB", sam
     return sample_bytes, out
 
 
-def read_text(urlpath, blocksize="128 MiB", encoding="utf-8", errors="strict", linedelimiter="\n", **storage_options):
+def read_text(urlpath, blocksize="128 MiB", encoding="utf-8", errors="strict", linedelimiter="\n", threads=1, **storage_options):
     """A dask.bag of the lines of .bz2 text files, many partitions per file."""
     import dask.bag as db
 
-    _, blocks = read_bytes(urlpath, delimiter=linedelimiter.encode(encoding), blocksize=blocksize, sample=False, **storage_options)
+    _, blocks = read_bytes(urlpath, delimiter=linedelimiter.encode(encoding), blocksize=blocksize, sample=False, threads=threads,
+                           **storage_options)
 
     def lines(b):
         return b.decode(encoding, errors).splitlines(keepends=True)
@@ -135,7 +139,7 @@ def read_text(urlpath, blocksize="128 MiB", encoding="utf-8", errors="strict", l
     return db.from_delayed([dask.delayed(lines)(b) for per_file in blocks for b in per_file])
 
 
-def read_csv(urlpath, blocksize="128 MiB", sample="256 kiB", **kwargs):
+def read_csv(urlpath, blocksize="128 MiB", sample="256 kiB", threads=1, **kwargs):
     """A dask DataFrame of .bz2 CSV files, many partitions per file (pandas.read_csv's arguments;
     with a header row, the first line of each file, as dask.dataframe.read_csv reads it)."""
     import dask.dataframe as dd
@@ -157,5 +161,5 @@ def read_csv(urlpath, blocksize="128 MiB", sample="256 kiB", **kwargs):
             return meta
         return pd.read_csv(io.BytesIO(b if holds_header else head + b), **kwargs)
 
-    parts = [dask.delayed(parse)(p) for per_file in _tasks(fs, paths, blocksize, b"\n", _partition_with_start) for p in per_file]
+    parts = [dask.delayed(parse)(p) for per_file in _tasks(fs, paths, blocksize, b"\n", _partition_with_start, threads) for p in per_file]
     return dd.from_delayed(parts, meta=meta)

@@ -280,12 +280,13 @@ NB_MODULE(_parcomp, m) {
       .def_ro("need_input", &parcomp::Bz2Range::need_input);
   m.def(
       "decode_range",
-      [](nb::handle data, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here, std::uint64_t max_blocks) {
+      [](nb::handle data, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here, std::uint64_t max_blocks, unsigned threads) {
         View v(data);
         nb::gil_scoped_release release;
-        return parcomp::bz2_decode_range(v.bytes(), from_bit, to_bit, input_ends_here, max_blocks);
+        return parcomp::bz2_decode_range(v.bytes(), from_bit, to_bit, input_ends_here, max_blocks, threads);
       },
-      nb::arg("data"), nb::arg("from_bit"), nb::arg("to_bit"), nb::arg("input_ends_here"), nb::arg("max_blocks") = UINT64_MAX);
+      nb::arg("data"), nb::arg("from_bit"), nb::arg("to_bit"), nb::arg("input_ends_here"), nb::arg("max_blocks") = UINT64_MAX,
+      nb::arg("threads") = 1);
 
   m.def(
       "decode_blocks",

@@ -267,12 +267,12 @@ TEST(Api, Bz2RangesSplitAFileAnywhere) {
     std::sort(cuts.begin(), cuts.end());
     Bytes whole, pieces;
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-      const parcomp::Bz2Range r = parcomp::bz2_decode_range(file, cuts[k] * 8, cuts[k + 1] * 8, true);
+      const parcomp::Bz2Range r = parcomp::bz2_decode_range(file, cuts[k] * 8, cuts[k + 1] * 8, true, UINT64_MAX, trial % 2 ? 3 : 1);
       EXPECT_FALSE(r.need_input);
       whole.insert(whole.end(), r.bytes.begin(), r.bytes.end());
       const std::size_t end = std::min(file.size(), cuts[k + 1] + 300000);
       const std::span<const std::uint8_t> piece = std::span<const std::uint8_t>(file).subspan(cuts[k], end - cuts[k]);
-      const parcomp::Bz2Range p = parcomp::bz2_decode_range(piece, 0, (cuts[k + 1] - cuts[k]) * 8, end == file.size());
+      const parcomp::Bz2Range p = parcomp::bz2_decode_range(piece, 0, (cuts[k + 1] - cuts[k]) * 8, end == file.size(), UINT64_MAX, trial % 2 ? 1 : 0);
       EXPECT_FALSE(p.need_input);
       EXPECT_EQ(p.blocks, r.blocks);
       pieces.insert(pieces.end(), p.bytes.begin(), p.bytes.end());

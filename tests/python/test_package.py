@@ -358,13 +358,13 @@ def test_dask_partitions_hold_every_record_once(split_file, rng):
 
     path, data = split_file
     size = path.stat().st_size
-    for blocksize in (size // 9, 1 + rng.randrange(20_000), 777, None):
-        sample, blocks = pdask.read_bytes(str(path), delimiter=b"\n", blocksize=blocksize, sample="1 kiB")
+    for blocksize, threads in ((size // 9, 1), (size // 3, 0), (1 + rng.randrange(20_000), 1), (777, 1), (None, 2)):
+        sample, blocks = pdask.read_bytes(str(path), delimiter=b"\n", blocksize=blocksize, sample="1 kiB", threads=threads)
         parts = dask.compute(*blocks[0], scheduler="sync")
         assert b"".join(parts) == data, blocksize
         assert all(p == b"" or p.endswith(b"\n") for p in parts)
         assert sample.startswith(b"id,x,word\n") and sample.endswith(b"\n")
-        if blocksize is not None and blocksize > 10_000:
+        if blocksize is not None and 10_000 < blocksize <= size // 8:
             assert sum(1 for p in parts if p) >= 8
     # Without a delimiter the partitions are the blocks' bytes; a text with no delimiter at all is
     # one record, given by the partition that holds the first block.
