@@ -55,6 +55,9 @@ class BZ2Compressor:
     def flush(self):
         return self._c.flush()
 
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")
+
 
 class BZ2Decompressor:
     """One .bz2 stream as it arrives, as bz2.BZ2Decompressor: ``decompress(data, max_length=-1)``,

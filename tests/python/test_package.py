@@ -79,6 +79,11 @@ def test_compressor_in_pieces_is_bz2s_bytes(rng):
         assert b"".join(out) == bz2.compress(data, 9)
         with pytest.raises(ValueError):
             c.flush()
+    import pickle
+
+    for obj in (parcomp.BZ2Compressor(), parcomp.BZ2Decompressor()):
+        with pytest.raises(TypeError):
+            pickle.dumps(obj)
 
 
 def test_decompressor_follows_bz2s_contract(rng):
