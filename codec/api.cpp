@@ -404,6 +404,14 @@ const Stats& Reader::stats() const { return s_->stats; }
 // followed block by block on the caller's thread: a block is decoded once it may be whole, and
 // tried again, when it was not, after its bytes have doubled (so that small pieces of input do not
 // make the decoding quadratic).
+namespace {
+// The 48 bits at `bit` of `in` (a block or end magic, or neither); bit + 48 must be in `in`.
+std::uint64_t magic_at(std::span<const std::uint8_t> in, std::uint64_t bit) {
+  BitReader br(in, bit);
+  return std::uint64_t{br.take(24)} << 24 | br.take(24);
+}
+}  // namespace
+
 struct Bz2Decompressor::State {
   enum class Phase { header, blocks, done };
   Phase phase = Phase::header;
@@ -433,8 +441,7 @@ struct Bz2Decompressor::State {
     if (phase == Phase::done) return false;
     const std::uint64_t have = static_cast<std::uint64_t>(in.size()) * 8;
     if (bit + 48 > have) return false;
-    BitReader br(in, bit);
-    const std::uint64_t magic = std::uint64_t{br.take(24)} << 24 | br.take(24);
+    const std::uint64_t magic = magic_at(in, bit);
     bz2::Where where;
     where.stream = 1;
     where.block = blocks + 1;
@@ -442,7 +449,7 @@ struct Bz2Decompressor::State {
     where.bit = bit;
     if (magic == bz2::kEndMagic) {
       if (bit + 80 > have) return false;
-      const std::uint32_t stored = br.take(32);
+      const std::uint32_t stored = BitReader(in, bit + 48).take(32);
       if (stored != combined)
         throw CorruptDataError("stream CRC " + std::to_string(combined) + " differs from the stored " + std::to_string(stored));
       const std::size_t end = static_cast<std::size_t>((bit + 80 + 7) / 8);
@@ -530,8 +537,7 @@ std::optional<std::uint64_t> next_block(std::span<const std::uint8_t> in, std::u
       need_input = true;
       return std::nullopt;
     }
-    BitReader br(in, bit);
-    const std::uint64_t magic = std::uint64_t{br.take(24)} << 24 | br.take(24);
+    const std::uint64_t magic = magic_at(in, bit);
     if (magic == bz2::kBlockMagic) return bit;
     if (magic != bz2::kEndMagic) throw CorruptDataError("bit " + std::to_string(bit) + ": neither a block nor the end marker");
     const std::uint64_t header = (bit + 80 + 7) / 8;

@@ -759,15 +759,15 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     std::optional<ReadAhead> ahead;
     if (o.input_bytes == 0) ahead.emplace(in, std::size_t{1} << 20, 16);
     auto read_in = [&](std::uint8_t* buf, std::size_t n) { return ahead ? ahead->read_full(buf, n) : read_full(in, buf, n); };
-    // A window of a full read gets the capacity of the longest carry and a read, so that any one
-    // given back fits the next; it keeps its size, so that sizing it for the next read fills (and
-    // faults in) no fresh bytes.
+    // A window of a full read gets the capacity of the longest kept tail and a read, so that any
+    // one given back fits the next; it keeps its size, so that sizing it for the next read fills
+    // (and faults in) no fresh bytes.
     constexpr std::size_t kWindowBytes = kRead + bz2::kMaxBlockBits / 8 + (std::size_t{1} << 20);
-    auto new_window = [&window_spares](std::size_t carry, std::size_t read) {
-      std::optional<Bytes> spare = window_spares.take(carry + read);
+    auto new_window = [&window_spares](std::size_t kept, std::size_t read) {
+      std::optional<Bytes> spare = window_spares.take(kept + read);
       Bytes* b = new Bytes(spare ? std::move(*spare) : Bytes());
-      if (b->capacity() < carry + read) b->reserve(read < kRead || carry + read > kWindowBytes ? carry + read : kWindowBytes);
-      b->resize(carry + read);
+      if (b->capacity() < kept + read) b->reserve(read < kRead || kept + read > kWindowBytes ? kept + read : kWindowBytes);
+      b->resize(kept + read);
       return std::shared_ptr<Bytes>(b, [&window_spares](Bytes* q) {
         window_spares.give_back(std::move(*q));
         delete q;
