@@ -244,6 +244,36 @@ std::vector<std::vector<std::uint8_t>> bz2_decode_blocks(std::span<const std::ui
 Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, bool input_ends_here,
                           std::uint64_t max_blocks = UINT64_MAX, unsigned threads = 1);
 
+// Decompressed bytes left in one GPU's memory (ours): decompress_to_device's result, freed when it
+// goes. data() is a device pointer on device(), valid while this object lives; no copy is pending
+// when it is returned.
+class DeviceOutput {
+ public:
+  DeviceOutput();
+  ~DeviceOutput();
+  DeviceOutput(DeviceOutput&& other) noexcept;
+  DeviceOutput& operator=(DeviceOutput&& other) noexcept;
+  DeviceOutput(const DeviceOutput&) = delete;
+  DeviceOutput& operator=(const DeviceOutput&) = delete;
+  void* data() const noexcept;
+  std::size_t size() const noexcept;      // the decompressed bytes
+  std::size_t capacity() const noexcept;  // the allocation (the output grows it by doubling)
+  int device() const noexcept;
+
+ private:
+  friend DeviceOutput decompress_to_device(Source&, int, const Options&, Stats*);
+  struct State;
+  State* s_;
+};
+
+// decompress() with the output in GPU `device`'s memory (ours): the work is decompress()'s, with
+// its Options; the bytes reach the GPU through pinned host memory as they are written (the last
+// stage of .bz2 decoding, the inverse initial run-length stage and the CRC, runs on the host).
+// GpuError where that GPU cannot be used, DeviceMemoryError where the output does not fit.
+DeviceOutput decompress_to_device(Source& in, int device = 0, const Options& options = {}, Stats* stats = nullptr);
+// n bytes of device memory (a DeviceOutput's, for one) into host memory; GpuError where CUDA fails.
+void copy_to_host(void* host, const void* device_bytes, std::size_t n);
+
 // The most device memory this process holds on each GPU (0: no cap; the environment's
 // PARCOMP_GPU_MEMORY_LIMIT by default). Process-wide: it applies to every call at once.
 void set_gpu_memory_limit(std::uint64_t bytes_per_device);

@@ -3,6 +3,7 @@
 ``compress``/``decompress`` for whole buffers, ``BZ2Compressor``/``BZ2Decompressor`` for pieces,
 ``BZ2File``/``open`` for files (a path, a file descriptor's file or any Python file object),
 ``register_fsspec`` so that fsspec (and Dask, pandas through it) reads .bz2 through parcomp,
+``decompress_to_device`` for the output in a GPU's memory (CuPy, PyTorch),
 and ``parcomp.dask`` (imported on its own) for one .bz2 file as many Dask partitions.
 Every call takes ``threads`` (CPU workers: None for every hardware thread, 0 for none) and
 ``devices`` (the GPUs to use: None for every GPU, [] for none); the GIL is released while the
@@ -15,8 +16,10 @@ from ._api import (
     BZ2Compressor,
     BZ2Decompressor,
     BZ2File,
+    DeviceBuffer,
     compress,
     decompress,
+    decompress_to_device,
     open,
     register_fsspec,
 )
@@ -28,9 +31,11 @@ __all__ = [
     "BZ2Decompressor",
     "BZ2File",
     "CorruptDataError",
+    "DeviceBuffer",
     "GpuError",
     "compress",
     "decompress",
+    "decompress_to_device",
     "open",
     "register_fsspec",
     "set_gpu_memory_limit",

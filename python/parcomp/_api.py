@@ -514,3 +514,51 @@ def register_fsspec(**kwargs):
         return BZ2File(infile, mode, **{**kwargs, **kw})
 
     register_compression("bz2", opener, "bz2", force=True)
+
+
+class DeviceBuffer:
+    """Decompressed bytes in a GPU's memory, freed when the last reference goes. CuPy and Numba take
+    them through ``__cuda_array_interface__``, PyTorch, CuPy and JAX through ``__dlpack__``; neither
+    copies them to the host. ``to_bytes()`` does."""
+
+    def __init__(self, made):
+        self._array, self.ptr, self.nbytes, self.device = made  # the ndarray (DLPack) owns the memory
+
+    def __len__(self):
+        return self.nbytes
+
+    def __repr__(self):
+        return f"<parcomp.DeviceBuffer of {self.nbytes} bytes on GPU {self.device}>"
+
+    @property
+    def __cuda_array_interface__(self):
+        # Every copy has landed before the buffer is made: no stream to wait for.
+        return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.ptr, False), "version": 3, "strides": None, "stream": None}
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        kw = {}
+        if max_version is not None:
+            kw["max_version"] = max_version
+        if dl_device is not None:
+            kw["dl_device"] = dl_device
+        if copy is not None:
+            kw["copy"] = copy
+        return self._array.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+    def to_bytes(self):
+        """The bytes, copied back to the host."""
+        return _parcomp.device_to_bytes(self.ptr, self.nbytes)
+
+
+def decompress_to_device(data, device=0, *, threads=None, devices=None):
+    """Decompress ``data`` (bytes-like, a path, a file descriptor or a file object; .bz2 or the
+    parcomp format) into GPU ``device``'s memory: a DeviceBuffer. The work is ``decompress``'s;
+    the bytes reach the GPU through pinned host memory as they are made."""
+    work = _work(threads, devices)
+    if isinstance(data, (str, os.PathLike)):
+        with builtins.open(data, "rb") as f:
+            return DeviceBuffer(_parcomp.decompress_to_device(f.fileno(), device, *work, os.fstat(f.fileno()).st_size))
+    return DeviceBuffer(_parcomp.decompress_to_device(data, device, *work))

@@ -4,6 +4,7 @@
 #include <parcomp/parcomp.hpp>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -306,5 +307,45 @@ NB_MODULE(_parcomp, m) {
       },
       nb::arg("data"), nb::arg("bits"), nb::arg("threads") = 0);
 
+  // The output in a GPU's memory: (an ndarray of its bytes for DLPack, which owns it; its address; size; GPU).
+  m.def(
+      "decompress_to_device",
+      [](nb::object source, int device, int threads, bool use_gpus, const std::vector<int>& devices, std::uint64_t input_size) {
+        parcomp::Options o = options("bz2", 9, threads, use_gpus, devices);
+        o.input_size = input_size;
+        std::unique_ptr<parcomp::DeviceOutput> out;
+        auto run = [&](parcomp::Source& in) {
+          nb::gil_scoped_release release;
+          out = std::make_unique<parcomp::DeviceOutput>(parcomp::decompress_to_device(in, device, o));
+        };
+        if (nb::isinstance<int>(source)) {
+          parcomp::FdSource in(nb::cast<int>(source));
+          run(in);
+        } else if (PyObject_CheckBuffer(source.ptr())) {
+          View v(source);
+          parcomp::MemorySource in(v.bytes());
+          if (o.input_size == 0) o.input_size = v.bytes().size();
+          run(in);
+        } else {
+          PyFileSource in(source);
+          run(in);
+        }
+        parcomp::DeviceOutput* const raw = out.get();
+        nb::capsule owner(out.release(), [](void* p) noexcept { delete static_cast<parcomp::DeviceOutput*>(p); });
+        const std::size_t shape[1] = {raw->size()};
+        nb::ndarray<std::uint8_t, nb::ndim<1>, nb::device::cuda> array(raw->data(), 1, shape, owner, nullptr, nb::dtype<std::uint8_t>(),
+                                                                        nb::device::cuda::value, raw->device());
+        return nb::make_tuple(array, reinterpret_cast<std::uintptr_t>(raw->data()), raw->size(), raw->device());
+      },
+      nb::arg("source"), nb::arg("device"), nb::arg("threads"), nb::arg("use_gpus"), nb::arg("devices"), nb::arg("input_size") = 0);
+  // A device array's bytes back on the host (for checks and small outputs).
+  m.def("device_to_bytes", [](std::uintptr_t ptr, std::size_t size) {
+    std::vector<std::uint8_t> host(size);
+    {
+      nb::gil_scoped_release release;
+      parcomp::copy_to_host(host.data(), reinterpret_cast<const void*>(ptr), size);
+    }
+    return to_bytes(host);
+  });
   m.def("set_gpu_memory_limit", &parcomp::set_gpu_memory_limit);
 }

@@ -367,6 +367,65 @@ TEST(Api, TuningKnobsTakeEffect) {
   EXPECT_THROW(parcomp::compress(in, o), parcomp::ContractError);
 }
 
+// decompress_to_device, or a skip where this host has no GPU it can use.
+parcomp::DeviceOutput to_device_or_skip(std::span<const std::uint8_t> packed, const parcomp::Options& o, bool& skipped) {
+  parcomp::MemorySource src(packed);
+  try {
+    skipped = false;
+    return parcomp::decompress_to_device(src, 0, o);
+  } catch (const parcomp::GpuError& e) {
+    if (std::string(e.what()).find("no usable GPU") == std::string::npos) throw;
+    skipped = true;
+    return {};
+  }
+}
+
+Bytes to_host(const parcomp::DeviceOutput& d) {
+  Bytes back(d.size());
+  parcomp::copy_to_host(back.data(), d.data(), d.size());
+  return back;
+}
+
+TEST(Api, DecompressToDeviceLeavesTheBytesOnTheGpu) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes random(9000000 + rng() % 4096);  // past one staging buffer (8 MiB), odd
+  for (auto& b : random) b = static_cast<std::uint8_t>(rng());
+  std::vector<Bytes> ins = inputs(seed);
+  ins.push_back(std::move(random));
+  ins.push_back(Bytes(60000000 + rng() % 1000, 'q'));  // tiny input, large output: the buffer doubles
+  for (const Bytes& in : ins) {
+    SCOPED_TRACE(::testing::Message() << in.size() << " bytes");
+    const Bytes packed = parcomp::testing::libbz2_compress(in, 9);
+    parcomp::Options o = cpu();
+    o.input_size = packed.size();
+    bool skipped = false;
+    const parcomp::DeviceOutput d = to_device_or_skip(packed, o, skipped);
+    if (skipped) GTEST_SKIP() << "no usable GPU";
+    EXPECT_EQ(d.size(), in.size());
+    EXPECT_GE(d.capacity(), d.size());
+    EXPECT_EQ(d.device(), 0);
+    EXPECT_TRUE(to_host(d) == in);
+  }
+}
+
+TEST(Api, DecompressToDeviceSaysWhenTheOutputDoesNotFit) {
+  const Bytes in(64000000, 'z');
+  const Bytes packed = parcomp::testing::libbz2_compress(in, 9);
+  parcomp::set_gpu_memory_limit(std::uint64_t{32} << 20);
+  bool skipped = false;
+  try {
+    (void)to_device_or_skip(packed, cpu(), skipped);
+    if (!skipped) ADD_FAILURE() << "64 MB fitted under a cap of 32 MiB";
+  } catch (const parcomp::DeviceMemoryError&) {
+  }
+  parcomp::set_gpu_memory_limit(0);
+  if (skipped) GTEST_SKIP() << "no usable GPU";
+  parcomp::MemorySource src(packed);
+  EXPECT_THROW((void)parcomp::decompress_to_device(src, 1 << 20, cpu()), parcomp::ContractError);
+}
+
 TEST(CApi, BuffersCodesAndMessages) {
   const Bytes in = parcomp::testing::word_text(1200000 + fresh_seed() % 999, 3);
   parcomp_options o;

@@ -438,3 +438,44 @@ def test_dask_on_a_local_cluster_of_processes(split_file, monkeypatch):
         got = client.compute(df).result().reset_index(drop=True)
         assert len(client.scheduler_info()["workers"]) == 2
     pd.testing.assert_frame_equal(got, pd.read_csv(path))
+
+
+def device_buffer_or_skip(data, **kw):
+    try:
+        return parcomp.decompress_to_device(data, **kw)
+    except parcomp.GpuError as e:
+        if "no usable GPU" not in str(e):
+            raise
+        pytest.skip(f"no usable GPU: {e}")
+
+
+def test_decompress_to_device_leaves_the_bytes_on_the_gpu(rng, tmp_path):
+    for raw in samples(rng) + [b"q" * 30_000_001]:
+        z = bz2.compress(raw, 9)
+        buf = device_buffer_or_skip(z, threads=2)
+        assert len(buf) == buf.nbytes == len(raw)
+        assert buf.to_bytes() == raw
+        cai = buf.__cuda_array_interface__
+        assert cai["shape"] == (len(raw),) and cai["typestr"] == "|u1" and cai["version"] == 3
+        assert buf.__dlpack_device__() == (2, 0)  # kDLCUDA, GPU 0
+        cupy = sys.modules.get("cupy") or _try_import("cupy")
+        if cupy is not None and raw:
+            assert cupy.asarray(buf).get().tobytes() == raw  # __cuda_array_interface__
+            assert cupy.from_dlpack(buf).get().tobytes() == raw
+        torch = _try_import("torch")
+        if torch is not None and raw:
+            assert torch.from_dlpack(buf).cpu().numpy().tobytes() == raw
+    path = tmp_path / "f.bz2"
+    path.write_bytes(bz2.compress(raw))
+    assert device_buffer_or_skip(str(path)).to_bytes() == raw  # a path
+    with open(path, "rb") as f:
+        assert device_buffer_or_skip(f).to_bytes() == raw  # a file object
+    with pytest.raises(OSError):
+        device_buffer_or_skip(damaged(bz2.compress(raw), 40, 8))
+
+
+def _try_import(name):
+    try:
+        return __import__(name)
+    except Exception:
+        return None
