@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -15,6 +16,11 @@ namespace parcomp::bz2 {
 GpuBlockDecoder::GpuBlockDecoder(cudaStream_t stream, int level)
     : stream_(stream), limit_(static_cast<std::uint32_t>(block_limit(level))) {
   if (level < 1 || level > 9) throw ContractError("bz2::GpuBlockDecoder: level " + std::to_string(level));
+}
+
+GpuBlockDecoder::~GpuBlockDecoder() {
+  if (host_ready_.valid()) host_ready_.wait();
+  PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
 }
 
 void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
@@ -26,9 +32,6 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
     if (at.emplace(b.window, total).second) total += b.window->size();
   }
   windows_.grow(total + bz2gpu::kWindowPad);
-  for (const auto& [w, off] : at)
-    if (!w->empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(windows_.data() + off, w->data(), w->size(), cudaMemcpyHostToDevice, stream_));
-  PARCOMP_CUDA_CHECK(cudaMemsetAsync(windows_.data() + total, 0, bz2gpu::kWindowPad, stream_));  // read ahead by the walk
   std::vector<bz2gpu::BatchBlock> table(blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i)
     table[i] = {windows_.data() + at[blocks[i].window], blocks[i].window->size(), blocks[i].bit};
@@ -36,16 +39,48 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
   table_.grow(std::max<std::size_t>(count_, 1));
   info_.grow(std::max<std::size_t>(count_, 1));
   out_.grow(std::max<std::size_t>(count_ * limit_, 1));
+  const std::size_t need = bz2gpu::decode_scratch_bytes(count_, limit_);
+  if (need > scratch_.size_bytes()) scratch_ = DeviceBytes(need);
+  // The windows and the table go up from pinned memory at the link's rate, copied there on a few
+  // host threads; where pinning fails, from the windows themselves (pageable: a staged, slower copy).
+  const std::size_t table_at = (total + 15) / 16 * 16, staged = table_at + count_ * sizeof(bz2gpu::BatchBlock);
+  if (staged > stage_bytes_) {
+    stage_.reset();
+    stage_bytes_ = 0;
+    void* pinned = nullptr;
+    const std::size_t want = staged + staged / 4;  // room for the next batches' windows to vary
+    if (cudaMallocHost(&pinned, want) == cudaSuccess) {
+      stage_ = std::unique_ptr<std::uint8_t[], HostFree>(static_cast<std::uint8_t*>(pinned), HostFree{true});
+      stage_bytes_ = want;
+    } else {
+      (void)cudaGetLastError();  // not sticky
+    }
+  }
+  if (stage_) {
+    std::vector<std::pair<const std::vector<std::uint8_t>*, std::size_t>> order(at.begin(), at.end());
+    std::uint8_t* const stage = stage_.get();
+    for_each_block(order.size(), 4, [&](std::size_t k) {
+      if (!order[k].first->empty()) std::memcpy(stage + order[k].second, order[k].first->data(), order[k].first->size());
+    });
+    if (count_ > 0) std::memcpy(stage + table_at, table.data(), count_ * sizeof(bz2gpu::BatchBlock));
+    if (total > 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(windows_.data(), stage, total, cudaMemcpyHostToDevice, stream_));
+    if (count_ > 0)
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(table_.data(), stage + table_at, count_ * sizeof(bz2gpu::BatchBlock), cudaMemcpyHostToDevice, stream_));
+  } else {
+    for (const auto& [w, off] : at)
+      if (!w->empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(windows_.data() + off, w->data(), w->size(), cudaMemcpyHostToDevice, stream_));
+    if (count_ > 0)
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(table_.data(), table.data(), count_ * sizeof(bz2gpu::BatchBlock), cudaMemcpyHostToDevice, stream_));
+  }
+  PARCOMP_CUDA_CHECK(cudaMemsetAsync(windows_.data() + total, 0, bz2gpu::kWindowPad, stream_));  // read ahead by the walk
   // Poisoned, so that a byte the GPU leaves unwritten shows as a CRC error, never as stale data.
   if (count_ > 0) PARCOMP_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0xA5, count_ * std::size_t{limit_}, stream_));
   // Zeroed: the kernel writes each block's BlockSymbols as a whole, not its padding bytes, which the
   // copy back would read uninitialised (compute-sanitizer's initcheck).
   if (count_ > 0) PARCOMP_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, count_ * sizeof(BlockSymbols), stream_));
-  const std::size_t need = bz2gpu::decode_scratch_bytes(count_, limit_);
-  if (need > scratch_.size_bytes()) scratch_ = DeviceBytes(need);
-  if (count_ > 0)
-    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(table_.data(), table.data(), count_ * sizeof(bz2gpu::BatchBlock), cudaMemcpyHostToDevice, stream_));
-  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host windows may go once this returns
+  // From pageable memory the copies must end before the windows may go; the stage is reused only
+  // after collect(), which waits for the stream.
+  if (!stage_) PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 void GpuBlockDecoder::run() {

@@ -40,7 +40,12 @@ class GpuBlockDecoder {
  public:
   // Blocks of at most block_limit(level) bytes; the device work is queued on `stream`.
   explicit GpuBlockDecoder(cudaStream_t stream, int level = 9);
-  // Uploads the blocks' windows (each distinct window once) and the block table; synchronous.
+  // Waits for the stream's copies from its host memory before that memory goes.
+  ~GpuBlockDecoder();
+  GpuBlockDecoder(const GpuBlockDecoder&) = delete;
+  GpuBlockDecoder& operator=(const GpuBlockDecoder&) = delete;
+  // Uploads the blocks' windows (each distinct window once) and the block table; the windows may
+  // go once it returns.
   void load(std::span<const GpuBlockIn> blocks);
   // The GPU's stages over the loaded blocks (asynchronous: collect() or the stream waits for them).
   void run();
@@ -85,6 +90,9 @@ class GpuBlockDecoder {
   };
   std::unique_ptr<std::uint8_t[], HostFree> host_;
   std::size_t host_bytes_ = 0;
+  // The batch's windows and block table on their way up (pinned; none where pinning failed).
+  std::unique_ptr<std::uint8_t[], HostFree> stage_;
+  std::size_t stage_bytes_ = 0;
   // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time,
   // so that the pinned memory kept is a piece, not the batch's 230 MB (docs/tool.md, --gpu-host-piece).
   std::size_t host_piece_ = std::size_t{32} << 20;
