@@ -20,7 +20,10 @@ GpuBlockDecoder::GpuBlockDecoder(cudaStream_t stream, int level)
 
 GpuBlockDecoder::~GpuBlockDecoder() {
   if (host_ready_.valid()) host_ready_.wait();
-  PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
+  if (uploaded_ != nullptr) {  // an event of its own: the stream may be gone by now
+    PARCOMP_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded_));
+    PARCOMP_CUDA_CHECK_NOTHROW(cudaEventDestroy(uploaded_));
+  }
 }
 
 void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
@@ -66,6 +69,8 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
     if (total > 0) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(windows_.data(), stage, total, cudaMemcpyHostToDevice, stream_));
     if (count_ > 0)
       PARCOMP_CUDA_CHECK(cudaMemcpyAsync(table_.data(), stage + table_at, count_ * sizeof(bz2gpu::BatchBlock), cudaMemcpyHostToDevice, stream_));
+    if (uploaded_ == nullptr) PARCOMP_CUDA_CHECK(cudaEventCreateWithFlags(&uploaded_, cudaEventDisableTiming));
+    PARCOMP_CUDA_CHECK(cudaEventRecord(uploaded_, stream_));
   } else {
     for (const auto& [w, off] : at)
       if (!w->empty()) PARCOMP_CUDA_CHECK(cudaMemcpyAsync(windows_.data() + off, w->data(), w->size(), cudaMemcpyHostToDevice, stream_));

@@ -40,7 +40,7 @@ class GpuBlockDecoder {
  public:
   // Blocks of at most block_limit(level) bytes; the device work is queued on `stream`.
   explicit GpuBlockDecoder(cudaStream_t stream, int level = 9);
-  // Waits for the stream's copies from its host memory before that memory goes.
+  // Waits for the copies from its pinned stage before that memory goes (the stream may be gone).
   ~GpuBlockDecoder();
   GpuBlockDecoder(const GpuBlockDecoder&) = delete;
   GpuBlockDecoder& operator=(const GpuBlockDecoder&) = delete;
@@ -93,6 +93,7 @@ class GpuBlockDecoder {
   // The batch's windows and block table on their way up (pinned; none where pinning failed).
   std::unique_ptr<std::uint8_t[], HostFree> stage_;
   std::size_t stage_bytes_ = 0;
+  cudaEvent_t uploaded_ = nullptr;  // recorded after the last copy from the stage
   // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time,
   // so that the pinned memory kept is a piece, not the batch's 230 MB (docs/tool.md, --gpu-host-piece).
   std::size_t host_piece_ = std::size_t{32} << 20;
