@@ -521,8 +521,9 @@ class DeviceBuffer:
     them through ``__cuda_array_interface__``, PyTorch, CuPy and JAX through ``__dlpack__``; neither
     copies them to the host. ``to_bytes()`` does."""
 
-    def __init__(self, made):
-        self._array, self.ptr, self.nbytes, self.device = made  # the ndarray (DLPack) owns the memory
+    def __init__(self, out):
+        self._out = out  # the library's DeviceOutput: the memory is freed when the last holder goes
+        self.ptr, self.nbytes, self.device = out.ptr, out.nbytes, out.device
 
     def __len__(self):
         return self.nbytes
@@ -536,17 +537,17 @@ class DeviceBuffer:
         return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.ptr, False), "version": 3, "strides": None, "stream": None}
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        kw = {}
-        if max_version is not None:
-            kw["max_version"] = max_version
-        if dl_device is not None:
-            kw["dl_device"] = dl_device
-        if copy is not None:
-            kw["copy"] = copy
-        return self._array.__dlpack__(**kw)
+        if copy:
+            raise BufferError("parcomp.DeviceBuffer: __dlpack__(copy=True) is not supported")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"parcomp.DeviceBuffer: the bytes are on {self.__dlpack_device__()}, not {tuple(dl_device)}")
+        t = self._out.dlpack()  # a fresh tensor that holds the memory
+        if hasattr(t, "__dlpack__"):
+            return t.__dlpack__() if max_version is None else t.__dlpack__(max_version=max_version)
+        return t  # nanobind gave the DLPack capsule itself
 
     def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
+        return (2, self.device)  # kDLCUDA
 
     def to_bytes(self):
         """The bytes, copied back to the host."""

@@ -151,6 +151,11 @@ class PyReader {
   std::unique_ptr<parcomp::Reader> reader_;
 };
 
+// decompress_to_device's result, shared by the DLPack tensors made from it.
+struct DeviceOut {
+  std::shared_ptr<parcomp::DeviceOutput> out;
+};
+
 class PyCompressor {
  public:
   PyCompressor(const std::string& format, int level, int threads, bool use_gpus, const std::vector<int>& devices)
@@ -307,16 +312,27 @@ NB_MODULE(_parcomp, m) {
       },
       nb::arg("data"), nb::arg("bits"), nb::arg("threads") = 0);
 
-  // The output in a GPU's memory: (an ndarray of its bytes for DLPack, which owns it; its address; size; GPU).
+  // The output in a GPU's memory (DeviceOut); its dlpack() makes a DLPack tensor that holds it.
+  nb::class_<DeviceOut>(m, "DeviceOut")
+      .def_prop_ro("ptr", [](const DeviceOut& d) { return reinterpret_cast<std::uintptr_t>(d.out->data()); })
+      .def_prop_ro("nbytes", [](const DeviceOut& d) { return d.out->size(); })
+      .def_prop_ro("device", [](const DeviceOut& d) { return d.out->device(); })
+      .def("dlpack", [](const DeviceOut& d) {
+        auto* held = new std::shared_ptr<parcomp::DeviceOutput>(d.out);
+        nb::capsule owner(held, [](void* p) noexcept { delete static_cast<std::shared_ptr<parcomp::DeviceOutput>*>(p); });
+        const std::size_t shape[1] = {d.out->size()};
+        return nb::ndarray<std::uint8_t, nb::ndim<1>, nb::device::cuda>(d.out->data(), 1, shape, owner, nullptr, nb::dtype<std::uint8_t>(),
+                                                                         nb::device::cuda::value, d.out->device());
+      });
   m.def(
       "decompress_to_device",
       [](nb::object source, int device, int threads, bool use_gpus, const std::vector<int>& devices, std::uint64_t input_size) {
         parcomp::Options o = options("bz2", 9, threads, use_gpus, devices);
         o.input_size = input_size;
-        std::unique_ptr<parcomp::DeviceOutput> out;
+        DeviceOut result;
         auto run = [&](parcomp::Source& in) {
           nb::gil_scoped_release release;
-          out = std::make_unique<parcomp::DeviceOutput>(parcomp::decompress_to_device(in, device, o));
+          result.out = std::make_shared<parcomp::DeviceOutput>(parcomp::decompress_to_device(in, device, o));
         };
         if (nb::isinstance<int>(source)) {
           parcomp::FdSource in(nb::cast<int>(source));
@@ -330,12 +346,7 @@ NB_MODULE(_parcomp, m) {
           PyFileSource in(source);
           run(in);
         }
-        parcomp::DeviceOutput* const raw = out.get();
-        nb::capsule owner(out.release(), [](void* p) noexcept { delete static_cast<parcomp::DeviceOutput*>(p); });
-        const std::size_t shape[1] = {raw->size()};
-        nb::ndarray<std::uint8_t, nb::ndim<1>, nb::device::cuda> array(raw->data(), 1, shape, owner, nullptr, nb::dtype<std::uint8_t>(),
-                                                                        nb::device::cuda::value, raw->device());
-        return nb::make_tuple(array, reinterpret_cast<std::uintptr_t>(raw->data()), raw->size(), raw->device());
+        return result;
       },
       nb::arg("source"), nb::arg("device"), nb::arg("threads"), nb::arg("use_gpus"), nb::arg("devices"), nb::arg("input_size") = 0);
   // A device array's bytes back on the host (for checks and small outputs).
