@@ -14,7 +14,9 @@
       (compression="bz2": one partition per file) count the rows and sum two columns; the
       results compared, the wall of each compute.
 
-Each measurement is a JSON line on stdout: {"name", "seconds": [...], "median", "min", "max", ...}.
+Each measurement is a JSON line on stdout: {"name", "seconds": [...], "median", "min", "max", ...};
+with --jsonl FILE also each run as scripts/maint/wall-ab.sh writes it (the program's row to
+/dev/null; its byte count from one untimed run).
 """
 
 import argparse
@@ -81,27 +83,59 @@ READERS = {
 }
 
 
-def read(path, runs, readers):
+def timed(cmd, stdout=subprocess.PIPE):
+    """(wall seconds, peak RSS in kB, standard output) of one process, start to exit."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE)
+    out = p.stdout.read() if stdout == subprocess.PIPE else b""
+    err = p.stderr.read()  # the readers write little there
+    _, status, usage = os.wait4(p.pid, 0)
+    secs = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, for its rusage
+    if p.returncode != 0:
+        raise SystemExit(f"{cmd} failed: {err.decode(errors='replace')[-500:]}")
+    return secs, usage.ru_maxrss, out
+
+
+def read(path, runs, readers, jsonl):
     code = "import os, sys\np = sys.argv[1]\n{open}\nn = 0\nwhile b := f.read(1 << 20):\n    n += len(b)\nf.close()\nprint(n)\n"
     secs = {r: [] for r in readers}
     sizes = {}
-    for _ in range(runs):
+    lines = []
+    if "program" in readers:  # its byte count once, untimed (a pipe into a counter would cost its own time)
+        sizes["program"] = int(subprocess.run(["sh", "-c", f"parcomp -q -d -c '{path}' | wc -c"], check=True, capture_output=True, text=True).stdout)
+    for run in range(1, runs + 1):
         for r in random.sample(readers, len(readers)):
             if r == "program":
-                cmd = ["sh", "-c", f"parcomp -q -d -c '{path}' | wc -c"]
+                cmd = ["parcomp", "-q", "-d", "-c", path]
+                with open(os.devnull, "wb") as null:
+                    s, kb, _ = timed(cmd, stdout=null)
             else:
                 cmd = [sys.executable, "-c", code.format(open=READERS[r]), path]
-            t0 = time.perf_counter()
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-            secs[r].append(time.perf_counter() - t0)
-            sizes[r] = int(out.split()[-1])
-    if len(set(sizes.values())) != 1:
-        raise SystemExit(f"the readers disagree on the size: {sizes}")
+                s, kb, out = timed(cmd)
+                sizes[r] = int(out.split()[-1])
+            secs[r].append(s)
+            lines.append({"label": r, "run": run, "seconds": round(s, 4), "max_rss_kb": kb, "rc": 0, "command": " ".join(cmd[:2] + ["..."] if r != "program" else cmd)})
+    same = len(set(sizes.values())) == 1
+    for ln in lines:  # every reader's byte count against the others'
+        ln["output_bytes"], ln["same_as_ref"] = sizes[ln["label"]], same
+        ln["command"] = "parcomp -q -d -c FILE > /dev/null" if ln["label"] == "program" else f"{READERS[ln['label']]}; f.read(1 MiB) to the end"
+    write_jsonl(jsonl, lines)
     for r in readers:
         print(summary(f"python.read/{r}", secs[r], bytes=sizes[r], bytes_per_second=sizes[r] / statistics.median(secs[r])), flush=True)
+    if not same:
+        raise SystemExit(f"the readers disagree on the size: {sizes}")
 
 
-def dask_csv(path, runs, workers, blocksize):
+def write_jsonl(path, lines):
+    """Each run as scripts/maint/wall-ab.sh writes it (what report.py's runs tables read)."""
+    if path:
+        with open(path, "a") as f:
+            for ln in lines:
+                f.write(json.dumps(ln) + "\n")
+
+
+def dask_csv(path, runs, workers, blocksize, jsonl):
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -118,16 +152,21 @@ def dask_csv(path, runs, workers, blocksize):
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
         secs = {"parcomp": [], "dask": []}
         got = {}
-        for _ in range(runs):
+        order = []
+        for run in range(1, runs + 1):
             for name in random.sample(list(secs), 2):
                 t0 = time.perf_counter()
                 df = ours() if name == "parcomp" else theirs()
                 parts = df.npartitions
                 rows, amount, score = client.compute([df.shape[0], df["amount"].sum(), df["score"].sum()], sync=True)
                 secs[name].append(time.perf_counter() - t0)
+                order.append((name, run, secs[name][-1]))
                 got[name] = (parts, int(rows), float(amount), float(score))
         a, b = got["parcomp"], got["dask"]  # rows exactly; the sums up to their order's rounding
         same = a[1] == b[1] and all(math.isclose(x, y, rel_tol=1e-9) for x, y in zip(a[2:], b[2:]))
+        cmd = {"parcomp": f"parcomp.dask.read_csv(FILE, blocksize={blocksize!r})", "dask": 'dask.dataframe.read_csv(FILE, compression="bz2")'}
+        write_jsonl(jsonl, [{"label": f"{n}.workers={workers}", "run": r, "seconds": round(t, 4), "max_rss_kb": None, "rc": 0, "output_bytes": 0,
+                             "same_as_ref": same, "command": cmd[n] + "; rows and two sums"} for n, r, t in order])
         for name in secs:
             parts, rows, amount, score = got[name]
             print(summary(f"python.dask_csv/{name}/workers={workers}", secs[name], partitions=parts, rows=rows, amount_sum=amount,
@@ -154,18 +193,20 @@ def main():
     r.add_argument("file")
     r.add_argument("--runs", type=int, default=3)
     r.add_argument("--readers", default="parcomp,indexed_bzip2,rapidgzip,bz2,program")
+    r.add_argument("--jsonl", help="also each run as a JSON line (scripts/maint/wall-ab.sh's form) into this file")
     d = sub.add_parser("dask")
     d.add_argument("file")
     d.add_argument("--runs", type=int, default=2)
     d.add_argument("--workers", type=int, default=4)
     d.add_argument("--blocksize", default="64MiB")
+    d.add_argument("--jsonl", help="also each run as a JSON line into this file")
     a = ap.parse_args()
     if a.what == "make-csv":
         make_csv(a.out, parse_size(a.bytes), a.seed)
     elif a.what == "read":
-        read(a.file, a.runs, a.readers.split(","))
+        read(a.file, a.runs, a.readers.split(","), a.jsonl)
     else:
-        dask_csv(a.file, a.runs, a.workers, a.blocksize)
+        dask_csv(a.file, a.runs, a.workers, a.blocksize, a.jsonl)
 
 
 if __name__ == "__main__":

@@ -256,6 +256,10 @@ def runs_table(root: Path, spec: str) -> list[str]:
         host += [f"{name} built at {sha}" for name, sha in zip(["parcomp", "parcomp-old"], built)]
     lines = [f"`{path}`" + (f" ({', '.join(host)})" if host else "") + ":\n",
              "| run | command | seconds, median [min, max] | runs | peak RSS | exit 0, output checked |", "|---|---|---|---|---|---|"]
+    def rss(rs: list[dict]) -> str:  # not measured where a run's work is not one process of its own
+        kb = [r.get("max_rss_kb") for r in rs]
+        return "-" if any(k is None for k in kb) else f"{max(kb) / 1e6:.2f} GB"
+
     for label, rs in by_label.items():
         if not rx.search(label):
             continue
@@ -264,7 +268,7 @@ def runs_table(root: Path, spec: str) -> list[str]:
         checked = {True: "yes", False: "**no**", None: "not compared"}[None if all(r["same_as_ref"] is None for r in rs)
                                                                      else all(r["same_as_ref"] is True for r in rs)]
         lines.append(f"| `{label}` | `{rs[0]['command'].replace('|', '&#124;')}` | {statistics.median(secs):.2f} [{secs[0]:.2f}, {secs[-1]:.2f}] | "
-                     f"{len(secs)} | {max(r['max_rss_kb'] for r in rs) / 1e6:.2f} GB | {'yes' if ok else '**no**'}, {checked} |")
+                     f"{len(secs)} | {rss(rs)} | {'yes' if ok else '**no**'}, {checked} |")
     return lines + [""]
 
 
@@ -338,6 +342,8 @@ def build(root: Path = ROOT) -> str:
                 raise ReportError(f"{notes[eid].name}: figure {fig} does not exist")
             out.append(f"![{eid}]({fig})\n")
         out.append(resolve(prose, sources, source))
+        for spec in meta.get("runs", []):  # same-host runs behind the prose, after it
+            out.extend(runs_table(root, spec))
     for section in ("_gpus", "_python"):  # sections of their own, after the experiments'
         note = results / "notes" / f"{section}.md"
         if note.is_file():

@@ -83,6 +83,7 @@ HOW: list[tuple[str, str, str | None]] = [
     (r"^build/bundle/gpu-check\.sh ", "test", "test_readme.py::test_the_bundle_and_its_gpu_check"),
     (r"^scripts/gpu-check\.sh ", "options", "scripts/gpu-check.sh"),
     (r"^scripts/compare ", "run", None),
+    (r"^python3 scripts/python_bench\.py ", "test", "test_tools.py::test_python_bench_csv_read_and_dask"),
     (r"^scripts/profile\.sh ", "options", "scripts/profile.sh"),
     (r"^ncu .* build/bench/parcomp-bench ", "bench", "nvtx"),
     (r"^nsys profile .* build/bench/parcomp-bench ", "bench", None),

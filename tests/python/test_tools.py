@@ -564,3 +564,43 @@ def test_runs_table_gives_median_spread_and_failed_checks(tmp_path):
     assert "| 4.50 [4.00, 5.00] | 2 |" in b and b.endswith("| **no**, **no** |")
     assert "p &#124; q" in a
     assert not any(x.startswith("| `c`") for x in lines)
+
+
+def test_python_bench_csv_read_and_dask(tmp_path):
+    """scripts/python_bench.py: the CSV generator is the same bytes for the same seed and size, and
+    its read and dask rows agree with the bz2 module on a small file (the package built)."""
+    import bz2
+    import os
+
+    build = Path(os.environ.get("PARCOMP_BUILD", ROOT / "build"))
+    bench = ROOT / "scripts" / "python_bench.py"
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for p in (a, b):
+        r = run(bench, "make-csv", p, "--bytes", "300K", "--seed", "7", check=True)
+        assert json.loads(r.stdout)["bytes"] == p.stat().st_size <= 300 << 10
+    assert a.read_bytes() == b.read_bytes() and a.read_bytes().startswith(b"id,time,user,") and a.read_bytes().endswith(b"\n")
+    assert run(bench, "make-csv", b, "--bytes", "300K", "--seed", "8", check=True) and a.read_bytes() != b.read_bytes()
+    if not list((build / "python" / "parcomp").glob("_parcomp*.so")):
+        pytest.skip(f"the Python extension is not built in {build}")
+    header, _, body = a.read_bytes().partition(b"\n")
+    data = header + b"\n" + body * 40  # one header, many blocks
+    z = tmp_path / "a.csv.bz2"
+    z.write_bytes(bz2.compress(data))
+    env = {**os.environ, "PYTHONPATH": str(build / "python")}
+    jsonl = tmp_path / "runs.jsonl"
+    r = subprocess.run([sys.executable, bench, "read", z, "--runs", "2", "--readers", "parcomp,bz2", "--jsonl", jsonl],
+                       capture_output=True, text=True, env=env, check=True)
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["name"] for x in rows] == ["python.read/parcomp", "python.read/bz2"]
+    assert all(x["bytes"] == len(data) and len(x["seconds"]) == 2 for x in rows)
+    runs = [json.loads(x) for x in jsonl.read_text().splitlines()]
+    assert len(runs) == 4 and all(x["same_as_ref"] is True and x["rc"] == 0 and x["max_rss_kb"] > 0 for x in runs)
+    pytest.importorskip("distributed")
+    pytest.importorskip("dask.dataframe")
+    r = subprocess.run([sys.executable, bench, "dask", z, "--runs", "1", "--workers", "2", "--blocksize", "20KiB"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {json.loads(x)["name"]: json.loads(x) for x in r.stdout.splitlines()}
+    ours, theirs = rows["python.dask_csv/parcomp/workers=2"], rows["python.dask_csv/dask/workers=2"]
+    assert ours["same_as_dask"] and ours["rows"] == theirs["rows"] == data.count(b"\n") - 1
+    assert ours["partitions"] > 1 and theirs["partitions"] == 1
