@@ -3,6 +3,8 @@
 #include "parcomp/parcomp.hpp"
 
 #include "bz2.hpp"
+#include "cpu_codec.hpp"
+#include "stream_format.hpp"
 #include "core/parallel.hpp"
 #include "engine.hpp"
 #include "gpu_warmup.hpp"
@@ -668,3 +670,34 @@ Bz2Range bz2_decode_range(std::span<const std::uint8_t> in, std::uint64_t from_b
 }
 
 }  // namespace parcomp
+
+namespace parcomp {
+
+ParcompEnd parcomp_stream_end(std::span<const std::uint8_t> end_marker) {
+  const stream::End e = stream::decode_end(end_marker, 0);
+  return {e.frames, e.original_bytes, e.index_offset};
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> parcomp_stream_index(std::span<const std::uint8_t> index, std::uint64_t index_offset) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const stream::IndexEntry& e : stream::decode_index(index, index_offset)) out.emplace_back(e.stream_offset, e.original_offset);
+  return out;
+}
+
+std::vector<std::uint8_t> parcomp_decode_frame(std::span<const std::uint8_t> header, std::span<const std::uint8_t> frame, std::uint64_t frame_offset,
+                                               unsigned threads) {
+  PARCOMP_NVTX_RANGE("parcomp::parcomp_decode_frame");
+  const stream::Header h = stream::decode_header(header);
+  const stream::FrameHeader f = stream::decode_frame_header(frame, frame_offset, 0, h);
+  const std::string at = "stream offset " + std::to_string(frame_offset) + ": ";
+  if (frame.size() - stream::kFrameHeaderBytes < f.body_bytes) throw CorruptDataError(at + "the frame runs past the bytes given");
+  const auto body = frame.subspan(stream::kFrameHeaderBytes, static_cast<std::size_t>(f.body_bytes));
+  const pipeline::Layout layout = pipeline::parse(body);
+  if (layout.config != h.config || layout.block_bytes != h.block_bytes || layout.blocks.size() != f.blocks ||
+      layout.original_bytes != f.original_bytes)
+    throw CorruptDataError(at + "the frame's container does not match the frame header or the stream header");
+  return cpu::decompress(body, threads);
+}
+
+}  // namespace parcomp
+

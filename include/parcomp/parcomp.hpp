@@ -266,6 +266,22 @@ class DeviceOutput {
   State* s_;
 };
 
+// The parcomp format by frames (ours; what random access needs). A stream ends with its end
+// marker, its last 36 bytes; parcomp writes an index of the frames before it (index_offset).
+struct ParcompEnd {
+  std::uint64_t frames = 0, original_bytes = 0;
+  std::uint64_t index_offset = 0;  // where the index starts in the stream (0: none)
+};
+ParcompEnd parcomp_stream_end(std::span<const std::uint8_t> end_marker);
+// The index's (frame's offset in the stream, its first uncompressed byte), in order: `index` is the
+// stream from index_offset up to the end marker.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> parcomp_stream_index(std::span<const std::uint8_t> index, std::uint64_t index_offset);
+// One frame decoded on `threads` threads (0: every hardware thread), every block's CRC-32 checked:
+// `header` is the stream's first 16 bytes, `frame` the stream from the frame's offset on (its
+// header and body; more may follow). CorruptDataError names the offset for damage.
+std::vector<std::uint8_t> parcomp_decode_frame(std::span<const std::uint8_t> header, std::span<const std::uint8_t> frame,
+                                               std::uint64_t frame_offset, unsigned threads = 0);
+
 // decompress() with the output in GPU `device`'s memory (ours): the work is decompress()'s, with
 // its Options; the bytes reach the GPU through pinned host memory as they are written (the last
 // stage of .bz2 decoding, the inverse initial run-length stage and the CRC, runs on the host).

@@ -90,10 +90,12 @@ class BZ2Decompressor:
 
 class _Reader(io.RawIOBase):
     """The decompressed bytes of a file, read through parcomp.Reader (the library's threads and
-    GPUs). It learns the file's block index (where each block starts, in input bits and output
-    bytes) as it reads to the end, or from block_offsets()/set_block_offsets(); with the index,
-    a seek starts at the block that holds the position and the blocks from there are decoded on
-    every core (bz2_decode_blocks); without it, a backward seek starts again from the file's start."""
+    GPUs). It learns a .bz2 file's block index (where each block starts, in input bits and output
+    bytes) as it reads to the end, or from block_offsets()/set_block_offsets(); a parcomp-format
+    file's frames come from the index at its end. With an index, a seek starts at the block (or
+    frame) that holds the position and the blocks from there are decoded on every core
+    (bz2_decode_blocks, parcomp_decode_frame); without one, a backward seek starts again from the
+    file's start."""
 
     _GROUP = 64  # blocks decoded at once after an indexed seek
 
@@ -108,7 +110,45 @@ class _Reader(io.RawIOBase):
         self._blocks = None   # the index's blocks: [(bit, byte, end bit)]
         self._next = None     # indexed reading: the next block to decode (None: the engine reads)
         self._pending = memoryview(b"")
+        self._frames_header = None  # the parcomp format: its stream header (16 bytes), when indexed
+        if self.seekable():
+            self._read_frame_index()  # before the reader, which shares the file's position
         self._reader = self._new_reader()
+
+    def _read_at(self, offset, n):
+        """n bytes from the file's `offset`; our own descriptor is read without moving its position,
+        which the library's reader uses."""
+        if self._own_fd:
+            return os.pread(self._fp.fileno(), n, self._start + offset)
+        self._fp.seek(self._start + offset)
+        return self._fp.read(n)
+
+    def _read_frame_index(self):
+        """The parcomp format's own index (from the file's end): its frames become the blocks."""
+        fp = self._fp
+        here = fp.tell()
+        read_at = self._read_at
+        try:
+            head = read_at(0, 16)
+            if len(head) < 16 or head[:4] != b"PCMS":
+                return
+            size = (os.fstat(fp.fileno()).st_size if self._own_fd else fp.seek(0, io.SEEK_END)) - self._start
+            if size < 16 + 36:
+                return
+            try:
+                frames, total, at = _parcomp.parcomp_stream_end(read_at(size - 36, 36))
+                if at == 0 or at >= size - 36:
+                    return
+                pairs = _parcomp.parcomp_stream_index(read_at(at, size - 36 - at), at)
+            except _parcomp.CorruptDataError:
+                return  # the stream reader names the damage when it gets there
+            if len(pairs) != frames:
+                return
+            self._frames_header = head
+            self._set_index([(off * 8, byte) for off, byte in pairs] + [(at * 8, total)])
+        finally:
+            if not self._own_fd:
+                fp.seek(here)
 
     def _new_reader(self):
         if self._own_fd:
@@ -134,7 +174,7 @@ class _Reader(io.RawIOBase):
                 if self._reader.bytes_read == 0 or "truncated" in str(e):  # an empty file too, as bz2 reads it
                     raise EOFError(_TRUNCATED) from e
                 raise OSError("Invalid data stream: " + str(e)) from e
-            if n == 0 and self._index is None:
+            if n == 0 and self._index is None and self._reader.block_offsets():  # .bz2's (the parcomp format has its own)
                 self._set_index(self._reader.block_offsets())
         if n == 0:
             self._size = self._pos
@@ -200,11 +240,20 @@ class _Reader(io.RawIOBase):
         blocks = self._blocks
         if self._next >= len(blocks):
             return False
+        if self._frames_header is not None:  # the parcomp format: a frame at a time
+            bit, _, end_bit = blocks[self._next]
+            try:
+                frame = self._read_at(bit // 8, end_bit // 8 - bit // 8)
+                out = _parcomp.parcomp_decode_frame(self._frames_header, frame, bit // 8, max(self._work[0], 0))
+            except _parcomp.CorruptDataError as e:
+                raise OSError("Invalid data stream: " + str(e)) from e
+            self._next += 1
+            self._pending = memoryview(out)
+            return True
         group = blocks[self._next:self._next + self._GROUP]
         lo = group[0][0] // 8
         hi = (group[-1][2] + 48 + 7) // 8 + 8  # the last block's end and its successor's magic
-        self._fp.seek(self._start + lo)
-        data = self._fp.read(hi - lo)
+        data = self._read_at(lo, hi - lo)
         try:
             out = _parcomp.decode_blocks(data, [bit - lo * 8 for bit, _, _ in group], max(self._work[0], 0))
         except _parcomp.CorruptDataError as e:

@@ -358,5 +358,27 @@ NB_MODULE(_parcomp, m) {
     }
     return to_bytes(host);
   });
+  // The parcomp format by frames: its end marker, its index, one frame.
+  m.def("parcomp_stream_end", [](nb::handle data) {
+    View v(data);
+    const parcomp::ParcompEnd e = parcomp::parcomp_stream_end(v.bytes());
+    return nb::make_tuple(e.frames, e.original_bytes, e.index_offset);
+  });
+  m.def("parcomp_stream_index", [](nb::handle data, std::uint64_t index_offset) {
+    View v(data);
+    return parcomp::parcomp_stream_index(v.bytes(), index_offset);
+  });
+  m.def(
+      "parcomp_decode_frame",
+      [](nb::handle header, nb::handle frame, std::uint64_t frame_offset, unsigned threads) {
+        View h(header), f(frame);
+        std::vector<std::uint8_t> out;
+        {
+          nb::gil_scoped_release release;
+          out = parcomp::parcomp_decode_frame(h.bytes(), f.bytes(), frame_offset, threads);
+        }
+        return to_bytes(out);
+      },
+      nb::arg("header"), nb::arg("frame"), nb::arg("frame_offset"), nb::arg("threads") = 0);
   m.def("set_gpu_memory_limit", &parcomp::set_gpu_memory_limit);
 }

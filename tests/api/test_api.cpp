@@ -367,6 +367,43 @@ TEST(Api, TuningKnobsTakeEffect) {
   EXPECT_THROW(parcomp::compress(in, o), parcomp::ContractError);
 }
 
+TEST(Api, ParcompFramesDecodeOneByOneFromTheIndex) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = parcomp::testing::word_text(700'001 + seed % 5000, seed);
+  parcomp::Tuning t;
+  t.block_bytes = 1 << 14;
+  t.frame_blocks = 5;  // frames of 80 KiB: several, the last one short
+  parcomp::Options o = cpu();
+  o.format = parcomp::Format::parcomp;
+  o.tuning = &t;
+  const Bytes z = parcomp::compress(in, o);
+  const std::span<const std::uint8_t> all(z);
+  const parcomp::ParcompEnd end = parcomp::parcomp_stream_end(all.last(36));
+  EXPECT_EQ(end.original_bytes, in.size());
+  ASSERT_GT(end.index_offset, 0u);
+  const auto frames = parcomp::parcomp_stream_index(all.subspan(end.index_offset, z.size() - 36 - end.index_offset), end.index_offset);
+  ASSERT_EQ(frames.size(), end.frames);
+  ASSERT_EQ(frames.size(), (in.size() + 5 * t.block_bytes - 1) / (5 * t.block_bytes));
+  Bytes back;
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    EXPECT_EQ(frames[k].second, back.size());
+    const std::uint64_t next = k + 1 < frames.size() ? frames[k + 1].first : end.index_offset;
+    const Bytes part = parcomp::parcomp_decode_frame(all.first(16), all.subspan(frames[k].first, next - frames[k].first), frames[k].first, k % 3);
+    back.insert(back.end(), part.begin(), part.end());
+  }
+  EXPECT_TRUE(back == in);
+  // Damage: a payload byte of frame 1 (its block's CRC), a cut frame, a bad end marker.
+  Bytes bad = z;
+  bad[frames[1].first + 28 + 200] ^= 0x10;
+  EXPECT_THROW(parcomp::parcomp_decode_frame(all.first(16), std::span<const std::uint8_t>(bad).subspan(frames[1].first), frames[1].first),
+               parcomp::CorruptDataError);
+  EXPECT_THROW(parcomp::parcomp_decode_frame(all.first(16), all.subspan(frames[1].first, 100), frames[1].first), parcomp::CorruptDataError);
+  Bytes bad_end(all.last(36).begin(), all.last(36).end());
+  bad_end[10] ^= 1;
+  EXPECT_THROW(parcomp::parcomp_stream_end(bad_end), parcomp::CorruptDataError);
+}
+
 // decompress_to_device, or a skip where this host has no GPU it can use.
 parcomp::DeviceOutput to_device_or_skip(std::span<const std::uint8_t> packed, const parcomp::Options& o, bool& skipped) {
   parcomp::MemorySource src(packed);

@@ -479,3 +479,37 @@ def _try_import(name):
         return __import__(name)
     except Exception:
         return None
+
+
+def test_parcomp_format_seeks_through_its_own_index(tmp_path, rng):
+    """A parcomp-format file's frame index (at its end) gives random access at once; a seek back
+    after reading to the end gives the bytes again (it once gave nothing)."""
+    cli = BUILD / "codec" / "parcomp"
+    if not cli.is_file():
+        pytest.skip(f"the parcomp program is not built in {BUILD}")
+    raw = text(rng, 1_500_000 + rng.randrange(1000)) + rng.randbytes(200_001)
+    src = tmp_path / "f"
+    src.write_bytes(raw)
+    z = tmp_path / "f.pcmp"
+    import subprocess
+    subprocess.run([cli, "-q", "--cpu", "--format", "parcomp", "--block", "16K", "-c", src], stdout=z.open("wb"), check=True)  # frames of 1 MiB
+    for f in (parcomp.open(z, threads=2), parcomp.open(io.BytesIO(z.read_bytes()), threads=2)):
+        with f:
+            offsets = f.block_offsets()
+            assert len(offsets) >= 3 and sorted(offsets.values())[0] == 0 and max(offsets.values()) == len(raw)
+            for _ in range(12):
+                at = rng.randrange(len(raw))
+                f.seek(at)
+                assert f.tell() == at and f.read(5000) == raw[at:at + 5000]
+            f.seek(0)
+            assert f.read() == raw
+            f.seek(-70_000, io.SEEK_END)
+            assert f.read() == raw[-70_000:]
+            f.seek(0)
+            assert f.read() == raw  # again, after the end
+    second = sorted(offsets)[1]  # the second frame: damage it, then seek into it
+    bad = bytearray(z.read_bytes())
+    bad[second // 8 + 600] ^= 0x20
+    with parcomp.open(io.BytesIO(bytes(bad)), threads=2) as f, pytest.raises(OSError):
+        f.seek(offsets[second] + 10)
+        f.read()
