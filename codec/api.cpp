@@ -332,7 +332,7 @@ namespace parcomp {
 
 // The work on a thread of its own; its sink waits while kRoom bytes of output wait for read().
 struct Reader::State : Background {
-  static constexpr std::size_t kRoom = std::size_t{256} << 20;
+  static constexpr std::size_t kRoom = std::size_t{64} << 20;
   std::deque<std::vector<std::uint8_t>> output;
   std::size_t output_bytes = 0, front_at = 0;
   // Pieces read to their end, kept for the next writes: a fresh megabyte per block written was
