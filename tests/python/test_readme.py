@@ -235,6 +235,18 @@ def test_configure_for_one_architecture(tmp_path):
     assert "CUDA architectures 90" in r.stdout
 
 
+def test_the_library_alone_needs_none_of_the_bench_and_test_dependencies(tmp_path):
+    """What `pip install ./python` configures (PARCOMP_LIBRARY_ONLY): CMake succeeds with the
+    benchmark's, tests' and datasets' packages made unfindable, and the library is a target."""
+    off = [f"-DCMAKE_DISABLE_FIND_PACKAGE_{p}=ON" for p in ("benchmark", "GTest", "fmt", "nlohmann_json", "BZip2", "PkgConfig")]
+    b = tmp_path / "b"
+    r = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(b), "-G", "Ninja", "-DPARCOMP_LIBRARY_ONLY=ON", "-DPARCOMP_PYTHON=OFF", *off],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    targets = subprocess.run(["ninja", "-C", str(b), "-t", "targets", "all"], capture_output=True, text=True).stdout
+    assert "libparcomp.so" in targets and "parcomp-bench" not in targets and "parcomp-tests-cpu" not in targets
+
+
 @needs_build
 def test_the_bundle_and_its_gpu_check(tmp_path):
     """`cmake --build build --target bundle`, then the bundle's gpu-check.sh, which on a machine
