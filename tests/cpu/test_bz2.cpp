@@ -238,19 +238,29 @@ TEST(Bz2, CrcIsBzip2s) {
   // The CRC-32/BZIP2 check value.
   const std::string s = "123456789";
   EXPECT_EQ(bz2::block_crc({reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}), 0xFC891918u);
-  // Every length 0 .. 200 and offset 0 .. 7 against the bit-by-bit definition (MSB first, 0x04C11DB7).
-  std::mt19937_64 rng(parcomp::testing::fresh_seed());
-  Bytes v(208);
+  // Every length 0 .. 300 and offset 0 .. 7, from bzip2's start and from a random register, and
+  // some long odd lengths, against the bit-by-bit definition (MSB first, 0x04C11DB7): the table
+  // path below 64 bytes and the carry-less folding path (where the host has it) above.
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes v(100'008);
   for (auto& x : v) x = static_cast<std::uint8_t>(rng());
-  for (std::size_t off = 0; off < 8; ++off)
-    for (std::size_t n = 0; n <= 200; ++n) {
-      std::uint32_t want = 0xFFFFFFFFu;
-      for (std::size_t i = off; i < off + n; ++i) {
-        want ^= std::uint32_t{v[i]} << 24;
-        for (int k = 0; k < 8; ++k) want = (want & 0x80000000u) != 0 ? (want << 1) ^ 0x04C11DB7u : want << 1;
-      }
-      ASSERT_EQ(bz2::crc_update(0xFFFFFFFFu, std::span<const std::uint8_t>(v).subspan(off, n)), want) << off << " " << n;
+  const auto bitwise = [&](std::uint32_t crc, std::size_t off, std::size_t n) {
+    for (std::size_t i = off; i < off + n; ++i) {
+      crc ^= std::uint32_t{v[i]} << 24;
+      for (int k = 0; k < 8; ++k) crc = (crc & 0x80000000u) != 0 ? (crc << 1) ^ 0x04C11DB7u : crc << 1;
     }
+    return crc;
+  };
+  for (const std::uint32_t start : {0xFFFFFFFFu, static_cast<std::uint32_t>(rng())})
+    for (std::size_t off = 0; off < 8; ++off)
+      for (std::size_t n = 0; n <= 300; ++n)
+        ASSERT_EQ(bz2::crc_update(start, std::span<const std::uint8_t>(v).subspan(off, n)), bitwise(start, off, n)) << off << " " << n;
+  for (const std::size_t n : {std::size_t{4096}, std::size_t{65537}, std::size_t{100'001}}) {
+    const std::size_t off = rng() % 7;
+    EXPECT_EQ(bz2::crc_update(0xFFFFFFFFu, std::span<const std::uint8_t>(v).subspan(off, n)), bitwise(0xFFFFFFFFu, off, n)) << n;
+  }
 }
 
 TEST(Bz2, WriterIsByteIdenticalToLibbz2) {
