@@ -126,7 +126,11 @@ __attribute__((target("pclmul,ssse3"))) std::uint32_t crc_folded(std::uint32_t c
   return crc_tables(crc_tables(0, last, 16), p, n);
 }
 
-const bool kHaveClmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
+// Asked during static initialisation, so the CPU model is initialised here first.
+const bool kHaveClmul = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
+}();
 #endif
 
 }  // namespace

@@ -86,6 +86,12 @@ class PyFileSource : public parcomp::Source {
   nb::object file_;
 };
 
+// A file descriptor (an int, read as it is, left open) or a Python file object as a source.
+std::unique_ptr<parcomp::Source> source_of(nb::object source) {
+  if (nb::isinstance<int>(source)) return std::make_unique<parcomp::FdSource>(nb::cast<int>(source));
+  return std::make_unique<PyFileSource>(std::move(source));
+}
+
 // Counts what passes, so that the Python layer tells an empty input (no bytes at all) apart.
 class Counted : public parcomp::Source {
  public:
@@ -109,12 +115,7 @@ class PyReader {
     parcomp::Options o = options(format, level, threads, use_gpus, devices);
     o.input_size = input_size;
     o.collect_block_offsets = collect_offsets;
-    std::unique_ptr<parcomp::Source> in;
-    if (nb::isinstance<int>(source))
-      in = std::make_unique<parcomp::FdSource>(nb::cast<int>(source));
-    else
-      in = std::make_unique<PyFileSource>(source);
-    in_ = std::make_unique<Counted>(std::move(in));
+    in_ = std::make_unique<Counted>(source_of(std::move(source)));
     reader_ = std::make_unique<parcomp::Reader>(*in_, compress ? parcomp::Stream::Direction::compress : parcomp::Stream::Direction::decompress, o);
   }
   ~PyReader() { close(); }
@@ -334,17 +335,13 @@ NB_MODULE(_parcomp, m) {
           nb::gil_scoped_release release;
           result.out = std::make_shared<parcomp::DeviceOutput>(parcomp::decompress_to_device(in, device, o));
         };
-        if (nb::isinstance<int>(source)) {
-          parcomp::FdSource in(nb::cast<int>(source));
-          run(in);
-        } else if (PyObject_CheckBuffer(source.ptr())) {
+        if (PyObject_CheckBuffer(source.ptr())) {  // the compressed bytes themselves
           View v(source);
           parcomp::MemorySource in(v.bytes());
           if (o.input_size == 0) o.input_size = v.bytes().size();
           run(in);
         } else {
-          PyFileSource in(source);
-          run(in);
+          run(*source_of(std::move(source)));
         }
         return result;
       },
