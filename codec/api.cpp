@@ -330,39 +330,47 @@ const Stats& Stream::stats() const { return s_->stats; }
 
 namespace parcomp {
 
-// The work on a thread of its own; its sink hands each piece to read().
+// The work on a thread of its own; its sink waits while kRoom bytes of output wait for read().
 struct Reader::State : Background {
-  // The engine's writer hands each piece of its output over in place and waits until read() has
-  // copied all of it: one copy, from the engine's buffers to the caller's; the engine's blocks in
-  // flight are the room.
-  const std::uint8_t* piece = nullptr;
-  std::size_t piece_left = 0;
+  static constexpr std::size_t kRoom = std::size_t{64} << 20;
+  std::deque<std::vector<std::uint8_t>> output;
+  std::size_t output_bytes = 0, front_at = 0;
+  // Pieces read to their end, kept for the next writes: a fresh megabyte per block written was
+  // page faults, and unmapping it once read stopped every thread of the process.
+  std::vector<std::vector<std::uint8_t>> spares;
+  static constexpr std::size_t kSpares = 16;
 
-  class Handing : public Sink {
+  class Waiting : public Sink {
    public:
-    explicit Handing(State& s) : s_(s) {}
+    explicit Waiting(State& s) : s_(s) {}
     void write(const std::uint8_t* buf, std::size_t n) override {
       if (n == 0) return;
       std::unique_lock lock(s_.m);
-      s_.piece = buf;
-      s_.piece_left = n;
-      s_.cv.notify_all();
-      s_.cv.wait(lock, [&] { return s_.abandoned || s_.piece_left == 0; });
-      s_.piece = nullptr;
-      s_.piece_left = 0;
+      s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
       if (s_.abandoned) throw Abandoned{};
+      std::vector<std::uint8_t> piece;
+      if (!s_.spares.empty()) {
+        piece = std::move(s_.spares.back());
+        s_.spares.pop_back();
+      }
+      lock.unlock();  // the copy outside the lock: read() may take what is queued meanwhile
+      piece.assign(buf, buf + n);
+      lock.lock();
+      s_.output.push_back(std::move(piece));
+      s_.output_bytes += n;
+      s_.cv.notify_all();
     }
 
    private:
     State& s_;
   };
-  Handing handing{*this};
+  Waiting waiting{*this};
 };
 
 Reader::Reader(Source& in, Stream::Direction direction, const Options& options) : s_(nullptr) {
   (void)engine_options(options);
   s_ = new State;
-  s_->start(in, s_->handing, direction, options);
+  s_->start(in, s_->waiting, direction, options);
 }
 
 Reader::~Reader() {
@@ -372,12 +380,22 @@ Reader::~Reader() {
 
 std::size_t Reader::read(std::uint8_t* buf, std::size_t n) {
   std::unique_lock lock(s_->m);
-  s_->cv.wait(lock, [&] { return s_->done || s_->piece_left > 0; });
-  const std::size_t got = std::min(n, s_->piece_left);
-  if (got != 0) std::memcpy(buf, s_->piece, got);  // the writer waits until the piece is taken
-  s_->piece += got;
-  s_->piece_left -= got;
-  if (s_->piece_left == 0) s_->cv.notify_all();
+  s_->cv.wait(lock, [&] { return s_->done || !s_->output.empty(); });
+  std::size_t got = 0;
+  while (got < n && !s_->output.empty()) {
+    const std::vector<std::uint8_t>& front = s_->output.front();
+    const std::size_t k = std::min(n - got, front.size() - s_->front_at);
+    std::memcpy(buf + got, front.data() + s_->front_at, k);
+    got += k;
+    s_->front_at += k;
+    s_->output_bytes -= k;
+    if (s_->front_at == front.size()) {
+      if (s_->spares.size() < State::kSpares) s_->spares.push_back(std::move(s_->output.front()));
+      s_->output.pop_front();
+      s_->front_at = 0;
+    }
+  }
+  s_->cv.notify_all();
   if (got == 0 && s_->error) std::rethrow_exception(std::exchange(s_->error, nullptr));
   return got;
 }

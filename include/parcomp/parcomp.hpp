@@ -178,9 +178,8 @@ class Stream {
 };
 
 // Output pulled by the caller (ours; what a file object reading a .bz2 needs): the work runs on the
-// library's threads over `in`, and read() takes the output as it comes: the work's writer waits
-// until read() has copied each piece out of the work's own buffers (one copy), so memory stays
-// bounded by the blocks in flight at any input size. `in` must
+// library's threads over `in`, and read() takes the output as it comes. At most 64 MiB of output
+// waits for read() (the work pauses there), so memory stays bounded at any input size. `in` must
 // outlive the Reader; its read() is called from a library thread. Destroying a Reader before its
 // end abandons the work.
 class Reader {
