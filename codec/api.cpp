@@ -360,6 +360,24 @@ struct Reader::State : Background {
       s_.output_bytes += n;
       s_.cv.notify_all();
     }
+    // The piece itself goes into the queue (no copy); the engine gets a spare back for its next one.
+    void write_vector(std::vector<std::uint8_t>& piece) override {
+      const std::size_t n = piece.size();
+      if (n == 0) return;
+      std::unique_lock lock(s_.m);
+      s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
+      if (s_.abandoned) throw Abandoned{};
+      std::vector<std::uint8_t> spare;
+      if (!s_.spares.empty()) {
+        spare = std::move(s_.spares.back());
+        s_.spares.pop_back();
+      }
+      s_.output.push_back(std::move(piece));
+      piece = std::move(spare);
+      piece.clear();
+      s_.output_bytes += n;
+      s_.cv.notify_all();
+    }
 
    private:
     State& s_;

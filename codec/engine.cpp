@@ -572,13 +572,14 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         break;
       }
       Decoded& d = *next;
-      out.write(d.bytes.data(), d.bytes.size());
-      written += d.bytes.size();
+      const std::size_t n = d.bytes.size();
+      out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
+      written += n;
       job.mark_written(d.blocks);
       st.blocks += d.blocks;
       if (d.gpu) {
         st.gpu_blocks += d.blocks;
-        give_back(std::move(d.bytes));
+        if (d.bytes.capacity() != 0) give_back(std::move(d.bytes));
       }
       if (o.on_progress && since(last_progress) >= 0.25) {
         last_progress = Clock::now();

@@ -1066,10 +1066,11 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       chain = d.r.end_bit;
       const std::uint64_t read_so_far = bytes_in;
       lock.unlock();
-      out.write(d.bytes.data(), d.bytes.size());
+      const std::size_t n = d.bytes.size();
+      out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
       if (o.trace != nullptr) o.trace->add(o.trace->lane("writer"), "write", got_at, o.trace->now(), 1);
-      written += d.bytes.size();
-      out_spares.give_back(std::move(d.bytes));
+      written += n;
+      if (d.bytes.capacity() != 0) out_spares.give_back(std::move(d.bytes));
       st.blocks += 1;
       if (o.on_progress && since(last_progress) >= 0.25) {
         last_progress = Clock::now();

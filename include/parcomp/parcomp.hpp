@@ -53,6 +53,10 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void write(const std::uint8_t* buf, std::size_t n) = 0;
+  // A whole piece of output its writer is done with (ours): a sink that keeps output for later may
+  // take the vector and leave an empty one or a spare of its own in its place, instead of copying
+  // it. The default writes it.
+  virtual void write_vector(std::vector<std::uint8_t>& piece) { write(piece.data(), piece.size()); }
 };
 
 // A file descriptor (a file, a pipe, a socket), not closed by these; IoError on a failed call.
