@@ -2,7 +2,8 @@
 
 ``compress``/``decompress`` for whole buffers, ``BZ2Compressor``/``BZ2Decompressor`` for pieces,
 ``BZ2File``/``open`` for files (a path, a file descriptor's file or any Python file object),
-``register_fsspec`` so that fsspec (and Dask, pandas through it) reads .bz2 through parcomp,
+``register_fsspec`` so that fsspec (and Dask, pandas through it) reads .bz2 through parcomp
+(or PARCOMP_FSSPEC=1 in the environment, for every Python process started with it),
 ``decompress_to_device`` for the output in a GPU's memory (CuPy, PyTorch),
 and ``parcomp.dask`` (imported on its own) for one .bz2 file as many Dask partitions.
 Every call takes ``threads`` (CPU workers: None for every hardware thread, 0 for none) and
@@ -25,6 +26,12 @@ from ._api import (
 )
 
 __version__ = _version().split(" ")[0]
+
+if __import__("os").environ.get("PARCOMP_FSSPEC", "") not in ("", "0"):
+    try:  # as parcomp_fsspec.pth does at start-up, where it did not run (python -S, PYTHONPATH)
+        register_fsspec()
+    except ImportError:
+        pass
 
 __all__ = [
     "BZ2Compressor",

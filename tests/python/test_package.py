@@ -5,9 +5,11 @@ workers only unless a GPU is there; the package is built by the project's build
 (<PARCOMP_BUILD>/python)."""
 
 import bz2
+import hashlib
 import io
 import os
 import random
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -347,6 +349,36 @@ def test_fsspec_reads_bz2_through_parcomp(bz2_file):
         assert f.read() == data
     with fsspec.open(str(path), "rt", compression="infer", encoding="ascii") as f:
         assert f.readline() == data.split(b"\n")[0].decode() + "\n"
+
+
+@pytest.mark.parametrize("opt_in", ["", "0", "1"])
+@pytest.mark.parametrize("how", ["pth", "import"])
+def test_parcomp_fsspec_in_the_environment_registers_parcomp_in_every_process(bz2_file, opt_in, how):
+    """PARCOMP_FSSPEC=1: the wheel's .pth file (run here by site.addsitedir, as a site-packages
+    directory's are at start-up) registers parcomp for fsspec's "bz2" without importing parcomp
+    until a file opens; `import parcomp` does the same where no .pth file ran. Unset or 0: fsspec's
+    own bz2."""
+    pytest.importorskip("fsspec")
+    path, data = bz2_file
+    start = f"import site; site.addsitedir({str(Path(__file__).resolve().parents[2] / 'python')!r})" if how == "pth" else "import parcomp"
+    code = f"""{start}
+import hashlib, sys, fsspec
+from fsspec.compression import compr
+print(compr["bz2"].__module__, "parcomp" in sys.modules)
+with fsspec.open({str(path)!r}, "rb", compression="bz2") as f:
+    print(type(f).__module__, hashlib.sha256(f.read()).hexdigest() == {hashlib.sha256(data).hexdigest()!r})
+"""
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"), PARCOMP_FSSPEC=opt_in)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
+    registered, imported_at_start, file_module, same = out
+    assert same == "True"
+    if opt_in == "1":
+        assert registered.endswith("parcomp_fsspec") or registered.startswith("parcomp")
+        assert file_module.startswith("parcomp")
+        assert imported_at_start == ("True" if how == "import" else "False")
+    else:
+        assert not registered.startswith("parcomp") and not registered.endswith("parcomp_fsspec")
+        assert not file_module.startswith("parcomp")
 
 
 # ---- splittable .bz2 on Dask (parcomp.dask) --------------------------------------------------
