@@ -345,43 +345,43 @@ struct Reader::State : Background {
     explicit Waiting(State& s) : s_(s) {}
     void write(const std::uint8_t* buf, std::size_t n) override {
       if (n == 0) return;
-      std::unique_lock lock(s_.m);
-      s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
-      if (s_.abandoned) throw Abandoned{};
       std::vector<std::uint8_t> piece;
-      if (!s_.spares.empty()) {
-        piece = std::move(s_.spares.back());
-        s_.spares.pop_back();
+      {
+        const std::lock_guard lock(s_.m);
+        piece = s_.spare();
       }
-      lock.unlock();  // the copy outside the lock: read() may take what is queued meanwhile
-      piece.assign(buf, buf + n);
-      lock.lock();
-      s_.output.push_back(std::move(piece));
-      s_.output_bytes += n;
-      s_.cv.notify_all();
+      piece.assign(buf, buf + n);  // the copy outside the lock: read() may take what is queued meanwhile
+      queue(piece, false);
     }
     // The piece itself goes into the queue (no copy); the engine gets a spare back for its next one.
     void write_vector(std::vector<std::uint8_t>& piece) override {
-      const std::size_t n = piece.size();
-      if (n == 0) return;
-      std::unique_lock lock(s_.m);
-      s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
-      if (s_.abandoned) throw Abandoned{};
-      std::vector<std::uint8_t> spare;
-      if (!s_.spares.empty()) {
-        spare = std::move(s_.spares.back());
-        s_.spares.pop_back();
-      }
-      s_.output.push_back(std::move(piece));
-      piece = std::move(spare);
-      piece.clear();
-      s_.output_bytes += n;
-      s_.cv.notify_all();
+      if (!piece.empty()) queue(piece, true);
     }
 
    private:
+    // Once there is room: `piece` into the queue and, with `swap`, a spare (or nothing) in its place.
+    void queue(std::vector<std::uint8_t>& piece, bool swap) {
+      const std::size_t n = piece.size();
+      std::unique_lock lock(s_.m);
+      s_.cv.wait(lock, [&] { return s_.abandoned || s_.output_bytes < kRoom; });
+      if (s_.abandoned) throw Abandoned{};
+      s_.output.push_back(std::move(piece));
+      s_.output_bytes += n;
+      s_.cv.notify_all();
+      piece = swap ? s_.spare() : std::vector<std::uint8_t>();
+    }
     State& s_;
   };
+  // A piece read to its end, emptied (under m); none kept: an empty one.
+  std::vector<std::uint8_t> spare() {
+    std::vector<std::uint8_t> v;
+    if (!spares.empty()) {
+      v = std::move(spares.back());
+      spares.pop_back();
+      v.clear();
+    }
+    return v;
+  }
   Waiting waiting{*this};
 };
 

@@ -107,19 +107,11 @@ Stats compress(Source& in, Sink& out, const Options& options) {
   if (options.format == Format::bz2) return compress_bz2(in, out, options);
   PARCOMP_NVTX_RANGE("engine::compress");
   const Options o = pcmp_workers(options, false);
-  const auto t0 = Clock::now();
   if (o.block_bytes == 0 || o.block_bytes > (std::size_t{1} << 24))
     throw ContractError("block size must be in 1 .. 16 MiB, got " + std::to_string(o.block_bytes));
-  const unsigned cpu_workers = cpu_worker_count(o);
-  if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");
-  Job<InBlock, Compressed> job;
-  job.trace = o.trace;
-  job.cap = flight_cap(o, cpu_workers);
-  job.cpu_beside_gpus = cpu_beside_gpus(o);
-  Stats st;
-  st.cpu_workers = cpu_workers;
-  std::mutex stats_m;
-  std::uint64_t bytes_in = 0;
+  Scheduler<InBlock, Compressed> s(o, Format::parcomp, cpu_beside_gpus(o), "no workers: neither CPU threads nor GPUs");
+  auto& job = s.job;
+  Stats& st = s.st;
   const bool gpu_ok = gpu_block_size_ok(o.block_bytes);
 
   auto reader = [&] {
@@ -131,17 +123,14 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       const std::size_t got = read_full(in, b.bytes.data(), o.block_bytes);
       if (got == 0) break;
       b.bytes.resize(got);
-      {
-        const std::lock_guard lock(stats_m);
-        bytes_in += got;
-      }
+      s.bytes_in += got;
       job.push(std::move(b));
       if (got < o.block_bytes) break;
     }
     job.finish_input();
   };
   // A small file's blocks sort on their share of the idle workers (cpu::parallel_suffix_sort).
-  const unsigned block_threads = threads_per_block(o, cpu_workers, o.block_bytes);
+  const unsigned block_threads = threads_per_block(o, s.cpu_workers(), o.block_bytes);
   auto cpu_worker = [&] {
     cpu_worker_loop(job, [&](const InBlock& b, cpu::Workspace& ws) {
       Compressed r;
@@ -195,10 +184,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       job.publish(items.front().seq, std::move(r), items.size());
       steps.step("publish", at, items.size());
     }
-    if (used) {
-      const std::lock_guard lock(stats_m);
-      if (std::find(st.gpus.begin(), st.gpus.end(), d) == st.gpus.end()) st.gpus.push_back(d);  // lanes share it
-    }
+    if (used) count_gpu(st, s.stats_m, d);
   };
   auto gpu_manager = [&] {
     if (!gpu_ok) {
@@ -207,7 +193,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       return;
     }
     const auto needs = [&] { return GpuNeeds{pipeline::device_bytes_estimate(o.config, 16 * o.block_bytes, o.block_bytes, false) / 16, 0}; };
-    manage_gpus(job, o, st, stats_m, t0, gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
+    s.manage(gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
   };
   auto writer = [&] {
     const Bytes header = stream::encode_header({o.config, static_cast<std::uint32_t>(o.block_bytes)});
@@ -215,7 +201,6 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     std::uint64_t offset = header.size(), original = 0;
     std::uint32_t crc = 0;
     std::vector<stream::IndexEntry> index;
-    auto last_progress = Clock::now();
     pipeline::Layout frame;  // the frame being gathered
     std::vector<Bytes> payloads;
     auto flush_frame = [&] {
@@ -235,13 +220,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       frame = pipeline::Layout{};
       payloads.clear();
     };
-    for (;;) {
-      std::optional<Compressed> next = job.next_in_order();
-      if (!next) {
-        if (job.stopped()) return;
-        break;
-      }
-      Compressed& r = *next;
+    const bool whole = s.in_order([&](Compressed& r) {
       for (std::size_t i = 0; i < r.entries.size(); ++i) {
         crc = crc32_combine(crc, r.entries[i].crc, r.entries[i].original_bytes);
         frame.original_bytes += r.entries[i].original_bytes;
@@ -252,12 +231,9 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       job.mark_written(r.entries.size());
       st.blocks += r.entries.size();
       if (r.gpu) st.gpu_blocks += r.entries.size();
-      if (o.on_progress && since(last_progress) >= 0.25) {
-        last_progress = Clock::now();
-        const std::lock_guard lock(stats_m);
-        o.on_progress({bytes_in, offset, since(t0)});
-      }
-    }
+      s.progress(s.bytes_in, offset);
+    });
+    if (!whole) return;
     flush_frame();
     const Bytes idx = stream::encode_index(index);
     const std::uint64_t index_offset = offset;
@@ -268,11 +244,9 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     offset += end.size();
     st.original_bytes = original;
     st.compressed_bytes = offset;
-    if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
+    s.report(s.bytes_in, offset);
   };
-  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
-  st.seconds = since(t0);
-  return st;
+  return s.run(reader, cpu_worker, gpu_manager, writer);
 }
 
 // ---- decompression ----------------------------------------------------------------------------
@@ -309,17 +283,9 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
   if (bz2) return decompress_bz2(in, out, options);
   PARCOMP_NVTX_RANGE("engine::decompress");
   const Options o = pcmp_workers(options, true);
-  const auto t0 = Clock::now();
-  const unsigned cpu_workers = cpu_worker_count(o);
-  if (cpu_workers == 0 && !o.use_gpus) throw ContractError("no workers: neither CPU threads nor GPUs");
-  Job<OutBlock, Decoded> job;
-  job.trace = o.trace;
-  job.cap = flight_cap(o, cpu_workers);
-  job.cpu_beside_gpus = cpu_beside_gpus(o);
-  Stats st;
-  st.cpu_workers = cpu_workers;
-  std::mutex stats_m;
-  std::uint64_t bytes_in = 0;
+  Scheduler<OutBlock, Decoded> s(o, Format::parcomp, cpu_beside_gpus(o), "no workers: neither CPU threads nor GPUs");
+  auto& job = s.job;
+  Stats& st = s.st;
   std::uint32_t stream_block_bytes = 0;  // set by the reader before any block is pushed
 
   auto enqueue_container = [&](std::shared_ptr<const Bytes> body, const pipeline::Layout& layout, std::uint64_t& seq,
@@ -351,10 +317,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       auto file = std::make_shared<Bytes>(magic, magic + 4);
       std::uint8_t buf[1 << 16];
       for (std::size_t r; (r = in.read(buf, sizeof buf)) != 0;) file->insert(file->end(), buf, buf + r);
-      {
-        const std::lock_guard lock(stats_m);
-        bytes_in = file->size();
-      }
+      s.bytes_in = file->size();
       const pipeline::Layout layout = pipeline::parse(*file);
       stream_block_bytes = layout.block_bytes;
       enqueue_container(file, layout, seq, 0, 0);
@@ -411,10 +374,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         seen_index.push_back({here, original});
         for (const auto& e : layout.blocks) crc = crc32_combine(crc, e.crc, e.original_bytes);
         original += f.original_bytes;
-        {
-          const std::lock_guard lock(stats_m);
-          bytes_in = at;
-        }
+        s.bytes_in = at;
         if (!enqueue_container(body, layout, seq, frames, here)) return;
         ++frames;
       } else if (m == stream::kIndexMagic) {
@@ -455,9 +415,9 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         std::uint8_t extra;
         if (in.read(&extra, 1) != 0)
           throw CorruptDataError("stream offset " + std::to_string(at) + ": trailing bytes after the end marker");
+        s.bytes_in = at;
         {
-          const std::lock_guard lock(stats_m);
-          bytes_in = at;
+          const std::lock_guard lock(s.stats_m);
           st.compressed_bytes = at;
         }
         break;
@@ -547,10 +507,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       job.publish(items.front().seq, std::move(out_block), items.size());
       steps.step("publish", at, items.size());
     }
-    if (used) {
-      const std::lock_guard lock(stats_m);
-      if (std::find(st.gpus.begin(), st.gpus.end(), d) == st.gpus.end()) st.gpus.push_back(d);  // lanes share it
-    }
+    if (used) count_gpu(st, s.stats_m, d);
   };
   auto gpu_manager = [&] {
     std::size_t block;
@@ -560,18 +517,11 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       block = stream_block_bytes != 0 ? stream_block_bytes : o.block_bytes;
     }
     const auto needs = [block] { return GpuNeeds{pipeline::device_bytes_estimate(pipeline::Config::fast, 16 * block, block, true) / 16 + block / 2, 0}; };
-    manage_gpus(job, o, st, stats_m, t0, gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
+    s.manage(gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
   };
   auto writer = [&] {
     std::uint64_t written = 0;
-    auto last_progress = Clock::now();
-    for (;;) {
-      std::optional<Decoded> next = job.next_in_order();
-      if (!next) {
-        if (job.stopped()) return;
-        break;
-      }
-      Decoded& d = *next;
+    const bool whole = s.in_order([&](Decoded& d) {
       const std::size_t n = d.bytes.size();
       out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
       written += n;
@@ -581,25 +531,15 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
         st.gpu_blocks += d.blocks;
         if (d.bytes.capacity() != 0) give_back(std::move(d.bytes));
       }
-      if (o.on_progress && since(last_progress) >= 0.25) {
-        last_progress = Clock::now();
-        const std::lock_guard lock(stats_m);
-        o.on_progress({bytes_in, written, since(t0)});
-      }
-    }
+      s.progress(s.bytes_in, written);
+    });
+    if (!whole) return;
     st.original_bytes = written;
-    if (o.on_progress) {
-      const std::lock_guard lock(stats_m);
-      o.on_progress({bytes_in, written, since(t0)});
-    }
+    s.report(s.bytes_in, written);
   };
-  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
-  {
-    const std::lock_guard lock(stats_m);
-    if (st.compressed_bytes == 0) st.compressed_bytes = bytes_in;
-  }
-  st.seconds = since(t0);
-  return st;
+  Stats r = s.run(reader, cpu_worker, gpu_manager, writer);
+  if (r.compressed_bytes == 0) r.compressed_bytes = s.bytes_in;
+  return r;
 }
 
 }  // namespace parcomp::engine

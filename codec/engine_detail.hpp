@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -896,5 +897,81 @@ void cpu_worker_loop(J& job, Work&& work) {
     job.publish(items[0].seq, work(items[0], ws));
   }
 }
+
+// A GPU that did some of the job's work, in its statistics once (its lanes share it).
+inline void count_gpu(Stats& st, std::mutex& stats_m, int device) {
+  const std::lock_guard lock(stats_m);
+  if (std::find(st.gpus.begin(), st.gpus.end(), device) == st.gpus.end()) st.gpus.push_back(device);
+}
+
+// One job's scheduling (ours): the four entry points (two formats, two directions) are each a
+// Scheduler over their own items and results, and supply what their reader, CPU workers, GPU
+// lanes and ordered writer do; the worker check, the flight cap, the statistics, the progress
+// throttle and the threads are here once.
+template <typename In, typename Out>
+class Scheduler {
+ public:
+  // `cpu_beside_gpus`: CPU workers that keep working once a GPU does; `no_workers`: the error
+  // when there are neither CPU workers nor GPUs.
+  Scheduler(const Options& o, Format format, unsigned cpu_beside_gpus, const char* no_workers)
+      : t0_(Clock::now()), o_(o), cpu_workers_(cpu_worker_count(o)) {
+    if (cpu_workers_ == 0 && !o.use_gpus) throw ContractError(no_workers);
+    job.trace = o.trace;
+    job.cap = flight_cap(o, cpu_workers_);
+    job.cpu_beside_gpus = cpu_beside_gpus;
+    st.format = format;
+    st.cpu_workers = cpu_workers_;
+  }
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  Job<In, Out> job;
+  Stats st;
+  std::mutex stats_m;                      // st, where the job's threads share it outside job.m
+  std::atomic<std::uint64_t> bytes_in{0};  // the input read so far, by the reader
+
+  unsigned cpu_workers() const { return cpu_workers_; }
+  Clock::time_point t0() const { return t0_; }
+  // The writer's loop: f(result) for each result in order, to the last; false where the job
+  // stopped instead (an error, which run() rethrows).
+  template <typename F>
+  bool in_order(F&& f) {
+    for (;;) {
+      std::optional<Out> next = job.next_in_order();
+      if (!next) return !job.stopped();
+      f(*next);
+    }
+  }
+  // The writer's progress report (bytes read, bytes written), at most every 0.25 s.
+  void progress(std::uint64_t in, std::uint64_t out) {
+    if (!o_.on_progress || since(last_progress_) < 0.25) return;
+    last_progress_ = Clock::now();
+    report(in, out);
+  }
+  // A report now (the last one, at the end).
+  void report(std::uint64_t in, std::uint64_t out) const {
+    if (o_.on_progress) o_.on_progress({in, out, since(t0_)});
+  }
+  // The GPUs' manager (manage_gpus) over this job.
+  void manage(const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
+              const std::function<GpuNeeds()>& needs, unsigned lanes, bool threads_per_lane, std::size_t batches_in_flight,
+              bool gpus_expected, std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {}) {
+    manage_gpus(job, o_, st, stats_m, t0_, work, cpu_worker, needs, lanes, threads_per_lane, batches_in_flight, gpus_expected,
+                join_after_bytes, bytes_read);
+  }
+  // Runs the reader, the CPU workers, the GPUs' manager and the writer to the end (run_threads).
+  Stats run(const std::function<void()>& reader, const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,
+            const std::function<void()>& writer) {
+    run_threads(job, o_, st, cpu_workers_, reader, cpu_worker, gpu_manager, writer);
+    st.seconds = since(t0_);
+    return st;
+  }
+
+ private:
+  const Clock::time_point t0_;
+  const Options& o_;
+  const unsigned cpu_workers_;
+  Clock::time_point last_progress_ = Clock::now();
+};
 
 }  // namespace parcomp::engine::detail
