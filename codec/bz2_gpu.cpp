@@ -2,6 +2,8 @@
 #include "bz2_gpu.hpp"
 
 #include "core/parallel.hpp"
+#include "kernels/bwt/bwt.hpp"
+#include "kernels/bz2/bz2_encode.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/nvtx.hpp"
 
@@ -10,6 +12,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace parcomp::bz2 {
 
@@ -202,6 +206,57 @@ std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blo
 
 std::size_t GpuBlockDecoder::device_bytes() const {
   return windows_.size_bytes() + out_.size_bytes() + table_.size_bytes() + info_.size_bytes() + scratch_.size_bytes();
+}
+
+void GpuBlockEncoder::sort(const std::uint8_t* rle, std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> crc) {
+  PARCOMP_NVTX_RANGE("bz2::GpuBlockEncoder::sort");
+  const std::size_t count = crc.size(), n = offsets.back();
+  std::size_t largest = 0;
+  for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, offsets[i + 1] - offsets[i]);
+  stride_ = bz2gpu::encode_stride(largest);
+  crc_.assign(crc.begin(), crc.end());
+  in_.grow(n);
+  last_.grow(n);
+  primary_.grow(count);
+  crc_d_.grow(count);
+  offsets_.grow(count + 1);
+  bits_.grow(count);
+  out_.grow(count * stride_);
+  const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
+  if (need > scratch_.size_bytes()) {
+    scratch_.reset();  // freed first: the old and the new are never held at once
+    scratch_ = DeviceBytes(need);
+  }
+  if (bz2gpu::encode_scratch_bytes(count) > encode_scratch_.size_bytes()) {
+    encode_scratch_.reset();
+    encode_scratch_ = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
+  }
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(in_.data(), rle, n, cudaMemcpyHostToDevice, stream_));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(offsets_.data(), offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(crc_d_.data(), crc_.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
+  bwt::forward_segments(in_.data(), offsets, last_.data(), primary_.data(), scratch_.data(), scratch_.size_bytes(), stream_);
+  // forward_segments waits for its last round, and so for the uploads before it: `rle` may go.
+}
+
+std::vector<BlockBits> GpuBlockEncoder::encode() {
+  PARCOMP_NVTX_RANGE("bz2::GpuBlockEncoder::encode");
+  const std::size_t count = crc_.size();
+  bz2gpu::encode_batch(last_.data(), offsets_.data(), primary_.data(), crc_d_.data(), count, out_.data(), stride_, bits_.data(),
+                       encode_scratch_.data(), encode_scratch_.size_bytes(), stream_);
+  std::vector<std::uint64_t> bits(count);
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bits.data(), bits_.data(), count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<BlockBits> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (bits[i] == 0 || (bits[i] + 7) / 8 > stride_)
+      throw std::logic_error("GPU .bz2 encoder: block " + std::to_string(i) + " of a batch came back with " + std::to_string(bits[i]) + " bits");
+    out[i].bits = bits[i];
+    out[i].crc = crc_[i];
+    out[i].bytes.resize((bits[i] + 7) / 8);
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(out[i].bytes.data(), out_.data() + i * stride_, out[i].bytes.size(), cudaMemcpyDeviceToHost, stream_));
+  }
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return out;
 }
 
 }  // namespace parcomp::bz2

@@ -241,16 +241,13 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
     }
     preparer.join();
   };
-  // A lane: its own stream and buffers; it takes a readied batch, sorts, encodes, downloads and
+  // A lane: its own stream and encoder (GpuBlockEncoder); it takes a readied batch, sorts, encodes, downloads and
   // publishes it. The empty batch that ends the work stays in the slot for the other lane.
   auto lane_loop = [&] {
     cudaStream_t stream = nullptr;
     PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> owner(stream, [](cudaStream_t s) { PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); });
-    DeviceBuffer<std::uint8_t> d_in, d_last, d_out;
-    DeviceBuffer<std::uint32_t> d_primary, d_crc;
-    DeviceBuffer<std::uint64_t> d_offsets, d_bits;
-    DeviceBytes scratch, encode_scratch;
+    bz2::GpuBlockEncoder encoder(stream);
     const TraceSteps steps(tr, "stage");
     auto stage = [&steps](const char* what, double& from, std::uint64_t blocks) { steps.step(what, from, blocks); };
     for (;;) {
@@ -264,59 +261,25 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
         slot.reset();
         hcv.notify_all();
       }
-      const std::size_t n = b.offsets.back(), count = b.items.size();
+      const std::size_t count = b.items.size();
       stage("wait", at, 0);
       std::vector<OutBits> outs(count);
       try {
-        std::size_t largest = 0;
-        for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, b.offsets[i + 1] - b.offsets[i]);
-        const std::size_t stride = bz2gpu::encode_stride(largest);
-        d_in.grow(n);
-        d_last.grow(n);
-        d_primary.grow(count);
-        d_crc.grow(count);
-        d_offsets.grow(count + 1);
-        d_bits.grow(count);
-        d_out.grow(count * stride);
-        const std::size_t need = bwt::forward_segments_scratch_bytes(n, count);
-        if (need > scratch.size_bytes()) {
-          scratch.reset();  // freed first: the old and the new are never held at once
-          scratch = DeviceBytes(need);
-        }
-        if (bz2gpu::encode_scratch_bytes(count) > encode_scratch.size_bytes()) {
-          encode_scratch.reset();
-          encode_scratch = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
-        }
-        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), b.rle.bytes.get(), n, cudaMemcpyHostToDevice, stream));
-        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), b.offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
-        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(d_crc.data(), b.crc.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
-        bwt::forward_segments(d_in.data(), b.offsets, d_last.data(), d_primary.data(), scratch.data(), scratch.size_bytes(), stream);
-        stage("upload+sort", at, count);  // forward_segments waits for its last round
+        encoder.sort(b.rle.bytes.get(), b.offsets, b.crc);
+        stage("upload+sort", at, count);
         rle_buffers.give_back(b);  // uploaded (and sorted)
-        bz2gpu::encode_batch(d_last.data(), d_offsets.data(), d_primary.data(), d_crc.data(), count, d_out.data(), stride, d_bits.data(),
-                             encode_scratch.data(), encode_scratch.size_bytes(), stream);
-        std::vector<std::uint64_t> bits(count);
-        PARCOMP_CUDA_CHECK(cudaMemcpyAsync(bits.data(), d_bits.data(), count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
-        PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
-        stage("encode", at, count);
+        std::vector<bz2::BlockBits> bits = encoder.encode();
+        stage("encode", at, count);  // and the bits brought back
         for (std::size_t i = 0; i < count; ++i) {
-          if (bits[i] == 0 || (bits[i] + 7) / 8 > stride)
-            throw std::logic_error("GPU .bz2 encoder: block " + std::to_string(i) + " of a batch came back with " + std::to_string(bits[i]) + " bits");
-          outs[i].bits.bits = bits[i];
-          outs[i].bits.crc = b.crc[i];
-          outs[i].bits.bytes.resize((bits[i] + 7) / 8);
-          PARCOMP_CUDA_CHECK(cudaMemcpyAsync(outs[i].bits.bytes.data(), d_out.data() + i * stride, outs[i].bits.bytes.size(), cudaMemcpyDeviceToHost,
-                                             stream));
+          outs[i].bits = std::move(bits[i]);
           outs[i].input_bytes = b.items[i].bytes.size();
           outs[i].gpu = true;
         }
-        PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream));
       } catch (const DeviceMemoryError&) {
         rle_buffers.give_back(b);
         job.give_back(std::move(b.items));  // to another lane or the CPU workers
         throw;
       }
-      stage("download", at, count);
       for (std::size_t i = 0; i < count; ++i) job.publish(b.items[i].seq, std::move(outs[i]));
       stage("publish", at, count);
       blocks_done += count;
@@ -377,10 +340,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
   job.give_back(std::move(readied));
   stop_preparer();
   if (lane_error) return;
-  if (blocks_done > 0) {
-    const std::lock_guard lock(stats_m);
-    if (std::find(st.gpus.begin(), st.gpus.end(), device) == st.gpus.end()) st.gpus.push_back(device);
-  }
+  if (blocks_done > 0) count_gpu(st, stats_m, device);
   if (memory_error && job.work_left()) std::rethrow_exception(memory_error);
 }
 
@@ -389,12 +349,9 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
 
 Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress_bz2");
-  const auto t0 = Clock::now();
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
   bool gpu_first = false, gpu_later = false;
   Options o = with_bz2_batches(bz2_workers(options, false, gpu_first, gpu_later), kBz2GpuCompressBatch);
-  const unsigned cpu_workers = cpu_worker_count(o);
-  if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 compression needs CPU workers or --gpu");
   // Reads of 32 MiB (the first of 2 MiB, so that the first blocks start after a few ms: a small
   // file's whole read, then its cut on one thread, took 17 ms of dickens' 0.14 s on the H100 host),
   // each into a chunk of its own after 1 MiB of room for the unfinished block's bytes. Each
@@ -402,15 +359,10 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // the H200 host.
   constexpr std::size_t kRead = std::size_t{32} << 20, kFirstRead = std::size_t{2} << 20, kHead = std::size_t{1} << 20;
   ChunkPool chunks(kHead + kRead);  // before the job: its blocks hold chunks
-  Job<InBlock, OutBits> job;
-  job.trace = o.trace;
-  job.cap = flight_cap(o, cpu_workers);
-  job.cpu_beside_gpus = 0;  // once a GPU works, the host threads are its (.bz2's GPU path needs every one)
-  Stats st;
-  st.format = Format::bz2;
-  st.cpu_workers = cpu_workers;
-  std::mutex stats_m;
-  std::uint64_t bytes_in = 0;
+  // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it.
+  Scheduler<InBlock, OutBits> s(o, Format::bz2, 0, ".bz2 compression needs CPU workers or --gpu");
+  auto& job = s.job;
+  Stats& st = s.st;
 
   // Blocks where bzip2's program closes them, from reads into chunks of the pool (not zeroed); a
   // block is a view into its chunk. The next read runs on its own thread while the blocks of the
@@ -425,7 +377,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // Until every CPU worker has a block, the workers wait for the reader: the reads and the cut take
   // every host thread then (a small file's: dickens' last ten blocks started 12 ms in, after a
   // read of 8 MB on one thread, 5 ms, and their cut on one, 3 ms; H200 host, by its trace).
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency()), cpu_workers = s.cpu_workers();
   const unsigned cut_threads = hardware > cpu_workers ? hardware - cpu_workers : 1;
   const auto threads_now = [&](std::uint64_t handed_out) {
     if (handed_out < cpu_workers) return hardware;
@@ -482,8 +434,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
           len = tail + r.got;
         }
         part("chunk", at, 0);
-        const std::lock_guard lock(stats_m);
-        bytes_in += r.got;
+        s.bytes_in += r.got;
       }
       if (cuts.empty()) break;
       const std::size_t cut = cuts.front();
@@ -503,7 +454,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // ms on two against libdivsufsort's 29 on one, on a 2-core host), the encoder from four
   // (cpu::bz2_compress_block). About one block per `level` x 100 kB of input (the initial
   // run-length stage only makes blocks hold more).
-  const unsigned block_threads = threads_per_block(o, cpu_workers, std::uint64_t{100000} * static_cast<std::uint64_t>(o.level));
+  const unsigned block_threads = threads_per_block(o, s.cpu_workers(), std::uint64_t{100000} * static_cast<std::uint64_t>(o.level));
   auto cpu_worker = [&] {
     cpu_worker_loop(job, [block_threads](const InBlock& b, cpu::Workspace& ws) {
       OutBits r;
@@ -521,11 +472,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
                        bz2gpu::encode_scratch_bytes(k)) / k,
                       0, bz2gpu::encode_local_bytes()};
     };
-    manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, stats_m, d); }, cpu_worker, needs,
-                static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0, [&] {
-                  const std::lock_guard lock(stats_m);
-                  return bytes_in;
-                });
+    s.manage([&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, s.stats_m, d); }, cpu_worker, needs,
+             static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0,
+             [&] { return s.bytes_in.load(); });
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
@@ -538,35 +487,24 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
       buf.clear();
     };
     flush();
-    auto last_progress = Clock::now();
-    for (;;) {
-      std::optional<OutBits> next = job.next_in_order();
-      if (!next) {
-        if (job.stopped()) return;
-        break;
-      }
-      stream.add(next->bits, buf);
+    const bool whole = s.in_order([&](OutBits& next) {
+      stream.add(next.bits, buf);
       flush();
-      original += next->input_bytes;
+      original += next.input_bytes;
       job.mark_written(1);
       st.blocks += 1;
-      if (next->gpu) st.gpu_blocks += 1;
-      if (o.on_progress && since(last_progress) >= 0.25) {
-        last_progress = Clock::now();
-        const std::lock_guard lock(stats_m);
-        o.on_progress({bytes_in, offset, since(t0)});
-      }
-    }
+      if (next.gpu) st.gpu_blocks += 1;
+      s.progress(s.bytes_in, offset);
+    });
+    if (!whole) return;
     stream.finish(buf);
     flush();
     st.original_bytes = original;
     st.compressed_bytes = offset;
     st.streams = 1;
-    if (o.on_progress) o.on_progress({bytes_in, offset, since(t0)});
+    s.report(s.bytes_in, offset);
   };
-  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
-  st.seconds = since(t0);
-  return st;
+  return s.run(reader, cpu_worker, gpu_manager, writer);
 }
 
 // ---- decompression ----------------------------------------------------------------------------
@@ -707,21 +645,15 @@ void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st
       break;  // nothing claimed: the input is done (or the job stopped)
     }  // else: nothing was ready while the other batch was held; it is ended now: claim again
   }
-  if (blocks_done > 0) {
-    const std::lock_guard lock(stats_m);
-    if (std::find(st.gpus.begin(), st.gpus.end(), device) == st.gpus.end()) st.gpus.push_back(device);
-  }
+  if (blocks_done > 0) count_gpu(st, stats_m, device);
 }
 
 }  // namespace
 
 Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::decompress_bz2");
-  const auto t0 = Clock::now();
   bool gpu_first = false, gpu_later = false;
   Options o = with_bz2_batches(bz2_workers(options, true, gpu_first, gpu_later), kBz2GpuDecompressBatch);
-  const unsigned cpu_workers = cpu_worker_count(o);
-  if (cpu_workers == 0 && !o.use_gpus) throw ContractError(".bz2 decompression needs CPU workers or --gpu");
   // The reader's windows go back here once no candidate holds them, so that the next ones reuse
   // their pages instead of faulting fresh ones in (a window is 8 MiB and more). Declared before the
   // job whose candidates hold them.
@@ -731,14 +663,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   // written stopped every thread of the process).
   Spares<Bytes> out_spares{128, [](const Bytes& b) { return b.capacity(); }};
   const bz2::OutputBuffers out_buffers = [&out_spares] { return out_spares.take().value_or(Bytes()); };
-  Job<Candidate, Decoded> job;
-  job.trace = o.trace;
-  job.cap = flight_cap(o, cpu_workers);
-  job.cpu_beside_gpus = 0;  // once a GPU works, the host threads are its
-  Stats st;
-  st.format = Format::bz2;
-  st.cpu_workers = cpu_workers;
-  std::mutex stats_m;
+  // Once a GPU works, the host threads are its: no CPU worker beside it.
+  Scheduler<Candidate, Decoded> s(o, Format::bz2, 0, ".bz2 decompression needs CPU workers or --gpu");
+  auto& job = s.job;
+  Stats& st = s.st;
   // Shared with the reader, under job.m:
   std::set<std::uint64_t> blocks;          // block candidates handed out and not yet passed by the chain
   std::map<std::uint64_t, EndInfo> ends;   // end candidates, likewise
@@ -992,7 +920,6 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     int level = first_level;
     std::uint64_t chain = bz2::kHeaderBytes * 8, stream = 1, block = 0, written = 0;
     std::uint32_t combined = 0;
-    auto last_progress = Clock::now();
     auto where = [&](std::uint64_t bit) {
       return "stream " + std::to_string(stream) + (block > 0 ? ", block " + std::to_string(block) : std::string()) + " (bit " +
              std::to_string(bit) + " of the input): ";
@@ -1072,10 +999,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       written += n;
       if (d.bytes.capacity() != 0) out_spares.give_back(std::move(d.bytes));
       st.blocks += 1;
-      if (o.on_progress && since(last_progress) >= 0.25) {
-        last_progress = Clock::now();
-        o.on_progress({read_so_far, written, since(t0)});
-      }
+      s.progress(read_so_far, written);
       lock.lock();
     }
     st.original_bytes = written;
@@ -1083,7 +1007,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     job.stop = true;  // workers may still hold candidates from the trailing bytes
     job.cv.notify_all();
     lock.unlock();
-    if (o.on_progress) o.on_progress({st.compressed_bytes, written, since(t0)});
+    s.report(st.compressed_bytes, written);
   };
   auto gpu_manager = [&] {
     // Device bytes per block of a batch, for both of a GPU's slots: the decoded block, the
@@ -1092,15 +1016,13 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       const std::size_t limit = bz2::block_limit(9), k = 16;
       return GpuNeeds{2 * (bz2gpu::decode_scratch_bytes(k, static_cast<std::uint32_t>(limit)) + k * limit + k * limit / 2) / k, 0};
     };
-    manage_gpus(job, o, st, stats_m, t0, [&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, stats_m, d, out_buffers); }, cpu_worker, needs,
-                1, false, kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
-                  const std::lock_guard lock(job.m);
-                  return bytes_in;
-                });
+    s.manage([&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, s.stats_m, d, out_buffers); }, cpu_worker, needs, 1, false,
+             kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
+               const std::lock_guard lock(job.m);
+               return bytes_in;
+             });
   };
-  run_threads(job, o, st, cpu_workers, reader, cpu_worker, gpu_manager, writer);
-  st.seconds = since(t0);
-  return st;
+  return s.run(reader, cpu_worker, gpu_manager, writer);
 }
 
 }  // namespace parcomp::engine
