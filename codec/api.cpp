@@ -11,6 +11,8 @@
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/nvtx.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,26 +38,6 @@ extern const char* const kGitSha;  // generated gitinfo.cpp (cmake/gitinfo.cmake
 const char* version() noexcept {
   static const std::string v = std::string(PARCOMP_VERSION) + " (commit " + std::string(bench::kGitSha).substr(0, 10) + ")";
   return v.c_str();
-}
-
-std::size_t FdSource::read(std::uint8_t* buf, std::size_t max) {
-  for (;;) {
-    const ssize_t r = ::read(fd_, buf, max);
-    if (r >= 0) return static_cast<std::size_t>(r);
-    if (errno != EINTR) throw IoError(std::string("read: ") + std::strerror(errno));
-  }
-}
-
-void FdSink::write(const std::uint8_t* buf, std::size_t n) {
-  while (n > 0) {
-    const ssize_t r = ::write(fd_, buf, n);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw IoError(std::string("write: ") + std::strerror(errno));
-    }
-    buf += r;
-    n -= static_cast<std::size_t>(r);
-  }
 }
 
 namespace {

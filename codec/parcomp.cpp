@@ -60,8 +60,8 @@ enum Exit { kOk = 0, kEnvironment = 1, kCorrupt = 2, kInternal = 3 };
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct EnvironmentError : IoError {  // the program's own (its files' names, modes, paths)
+  using IoError::IoError;
 };
 
 void usage(std::FILE* to) {
@@ -318,60 +318,6 @@ Cli parse_args(int argc, char** argv) {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
-class FdSource : public engine::Source {
- public:
-  FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
-    struct stat st {};
-    const bool known = ::fstat(fd_, &st) == 0;
-    regular_ = known && S_ISREG(st.st_mode);
-    // A pipe of 1 MiB rather than 64 KiB: the writer on the other side and this reader switch 16
-    // times less often (the most an unprivileged process may ask; a refusal leaves it as it is).
-    if (known && S_ISFIFO(st.st_mode)) (void)::fcntl(fd_, F_SETPIPE_SZ, 1 << 20);
-  }
-  std::size_t read(std::uint8_t* buf, std::size_t max) override {
-    for (;;) {
-      const ssize_t r = ::read(fd_, buf, max);
-      if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno == EINTR) continue;
-      throw EnvironmentError("read failed: " + name_ + ": " + errno_text(errno));
-    }
-  }
-  // A regular file: pieces of at least 1 MiB read with pread() on several threads from where the
-  // file stands, then the file's offset moved past what they got (into fresh memory a read is
-  // mostly page faults, which the threads take in parallel).
-  std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) override {
-    constexpr std::size_t kPiece = std::size_t{1} << 20;
-    const off_t at = regular_ && threads > 1 && n >= 2 * kPiece ? ::lseek(fd_, 0, SEEK_CUR) : -1;
-    if (at < 0) return engine::Source::read_full(buf, n, threads);
-    const std::size_t pieces = std::min<std::size_t>(threads, n / kPiece), size = (n + pieces - 1) / pieces;
-    std::vector<std::size_t> got(pieces, 0);
-    std::vector<int> error(pieces, 0);
-    for_each_block(pieces, static_cast<unsigned>(pieces), [&](std::size_t k) {
-      const std::size_t from = k * size, len = std::min(size, n - from);
-      while (got[k] < len) {
-        const ssize_t r = ::pread(fd_, buf + from + got[k], len - got[k], at + static_cast<off_t>(from + got[k]));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) error[k] = errno;
-        if (r <= 0) break;
-        got[k] += static_cast<std::size_t>(r);
-      }
-    });
-    std::size_t total = 0;  // what is there from the start on: pieces after a short one are past the end
-    for (std::size_t k = 0; k < pieces; ++k) {
-      if (error[k] != 0) throw EnvironmentError("read failed: " + name_ + ": " + errno_text(error[k]));
-      total += got[k];
-      if (got[k] < std::min(size, n - k * size)) break;
-    }
-    if (::lseek(fd_, at + static_cast<off_t>(total), SEEK_SET) < 0) throw EnvironmentError("seek failed: " + name_ + ": " + errno_text(errno));
-    return total;
-  }
-
- private:
-  int fd_;
-  std::string name_;
-  bool regular_ = false;
-};
-
 class NullSink : public engine::Sink {
  public:
   void write(const std::uint8_t*, std::size_t) override {}
@@ -520,7 +466,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
                      human(static_cast<double>(p.bytes_out)).c_str(), human(rate).c_str(), left.c_str());
       };
     }
-    FdSource source(in_fd, name);
+    parcomp::FdSource source(in_fd, name);
     std::optional<PartialFile> partial;
     std::optional<engine::FileSink> sink;
     NullSink null;
@@ -577,7 +523,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
     if (progress_on) std::fprintf(stderr, "\r\033[K");
     std::fprintf(stderr, "parcomp: %s: corrupt input: %s\n", name.c_str(), e.what());
     return kCorrupt;
-  } catch (const EnvironmentError& e) {
+  } catch (const IoError& e) {  // the program's EnvironmentError and the input's reads (parcomp::FdSource)
     if (progress_on) std::fprintf(stderr, "\r\033[K");
     std::fprintf(stderr, "parcomp: %s\n", e.what());
     return kEnvironment;

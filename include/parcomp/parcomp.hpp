@@ -59,14 +59,20 @@ class Sink {
   virtual void write_vector(std::vector<std::uint8_t>& piece) { write(piece.data(), piece.size()); }
 };
 
-// A file descriptor (a file, a pipe, a socket), not closed by these; IoError on a failed call.
+// A file descriptor (a file, a pipe, a socket), not closed by these; IoError on a failed call
+// (naming `name` where one is given). A regular file is read in pieces on several threads
+// (read_full); a pipe is asked for a 1 MiB buffer.
 class FdSource : public Source {
  public:
-  explicit FdSource(int fd) : fd_(fd) {}
+  explicit FdSource(int fd, std::string name = {});
   std::size_t read(std::uint8_t* buf, std::size_t max) override;
+  std::size_t read_full(std::uint8_t* buf, std::size_t n, unsigned threads) override;
 
  private:
+  [[noreturn]] void fail(const char* what, int error) const;
   int fd_;
+  std::string name_;
+  bool regular_ = false;
 };
 class FdSink : public Sink {
  public:

@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -165,6 +168,40 @@ TEST(Api, StreamsReportErrorsAndMayBeAbandoned) {
 // A Reader's output taken in reads of odd sizes is the whole call's, both ways; its memory waits
 // for read() (a large output through a small read); an error comes after the output before it;
 // a Reader destroyed half read abandons its work.
+TEST(Api, FdSourceReadsAFileInPiecesOnThreadsAndNamesItsFailures) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes data((5u << 20) + rng() % 100000);
+  for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+  char path[] = "/tmp/parcomp-fdsource-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  const std::size_t skip = 1 + rng() % 1000;  // read_full starts where the file stands
+  ASSERT_EQ(::lseek(fd, static_cast<off_t>(skip), SEEK_SET), static_cast<off_t>(skip));
+  parcomp::FdSource src(fd, "the file");
+  Bytes got(data.size() + 12345);
+  const std::size_t first = (2u << 20) + rng() % 4096;
+  ASSERT_EQ(src.read_full(got.data(), first, 1 + static_cast<unsigned>(rng() % 8)), first);
+  const std::size_t rest = src.read_full(got.data() + first, got.size() - first, 4);  // past the end: short
+  ASSERT_EQ(first + rest, data.size() - skip);
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(first + rest), data.begin() + static_cast<std::ptrdiff_t>(skip)));
+  EXPECT_EQ(src.read(got.data(), got.size()), 0u);  // the offset moved past what was read
+  ::close(fd);
+  const int wfd = ::open(path, O_WRONLY);
+  ASSERT_GE(wfd, 0);
+  parcomp::FdSource bad(wfd, "the file");
+  try {
+    bad.read(got.data(), 10);
+    ADD_FAILURE() << "a read from a write-only descriptor succeeded";
+  } catch (const parcomp::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("read failed: the file: "), std::string::npos) << e.what();
+  }
+  ::close(wfd);
+  ::unlink(path);
+}
+
 TEST(Api, ReadersGiveTheWholeCallsBytesAsTheyAreRead) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
