@@ -257,9 +257,8 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
     return cuts;
   }
   const std::size_t limit = n;  // a cut needs no byte after it: the runs before it end there
-  // Tiles of 4 KiB: each cut is then found in one or two tiles walked on this thread (with 64 KiB
-  // tiles that serial walk was about a tenth of every byte, and the cut ran at 1.75 GB/s on 16
-  // threads of the H200 host, the bound of --gpu compression).
+  // Tiles of 4 KiB: each cut is then found in one or two tiles walked on this thread (larger tiles
+  // made that serial walk a tenth of every byte; docs/defaults.md).
   constexpr std::size_t kTile = std::size_t{1} << 12;
   const std::size_t tiles = (limit + kTile - 1) / kTile;
   auto tile_end = [&](std::size_t t) { return std::min(limit, (t + 1) * kTile); };
@@ -305,8 +304,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
   // start (a short run reaching it from before adds as many bytes either way). No such step within
   // 10 bytes of the tile's end, so that a short run crossing it is counted whole, as walk counts it.
   // Text has pairs of equal bytes in most eight-byte windows, which sent walk's steps to its
-  // byte-by-byte path (the cut ran at 0.95 GB/s per CPU-second on the tarball, and bounded GPU
-  // .bz2 compression of 25 copies on H100 hosts).
+  // byte-by-byte path.
   auto tile_bytes = [&](std::size_t t) {
     const std::size_t a = t * kTile, b = tile_end(t), ss = first_stretch[t];
     std::size_t r = a;
@@ -629,8 +627,7 @@ void StreamWriter::add(const BlockBits& block, std::vector<std::uint8_t>& out) {
     std::uint32_t carry = partial_;  // the pb bits not yet written, in the low bits
     std::size_t i = 0;
     // Eight bytes at a time, as big-endian words: the carry's bits, then the word's first 64 - pb
-    // (byte by byte, this loop was most of the writer's time: 0.47 ms a block on 25 copies of the
-    // tarball on the H100 host, the writer busy 86% of the run).
+    // (byte by byte, this loop was most of the writer's time).
     for (; i + 8 <= whole; i += 8) {
       std::uint64_t w;
       std::memcpy(&w, in + i, 8);

@@ -81,9 +81,8 @@ class GpuBlockDecoder {
   DeviceBytes scratch_;
   // The decoded bytes' host copy, one piece of a batch (host_piece_), kept from batch to batch and
   // allocated while the GPU decodes the first batch (run()): pinned, so that the copies back run at
-  // the link's rate (pageable ones took 31 ms of each 256-block batch, 8 GB/s, on the lane that bounds 25 copies: H100 host, 052a1da);
-  // where pinning fails, pageable memory with its pages touched on every host thread, so the copies
-  // back do not stop on page faults (an H100 trace at 656702b: 1.1 GB/s into fresh memory).
+  // the link's rate; where pinning fails, pageable memory with its pages touched on every host
+  // thread, so the copies back do not stop on page faults (docs/defaults.md).
   struct HostFree {
     bool pinned;  // no default member initialiser: the enclosing class is not complete here
     void operator()(std::uint8_t* p) const;
@@ -98,9 +97,8 @@ class GpuBlockDecoder {
   // so that the pinned memory kept is a piece, not the batch's 230 MB (docs/tool.md, --gpu-host-piece).
   std::size_t host_piece_ = std::size_t{32} << 20;
   void ready_host(std::size_t bytes);
-  // run()'s ready_host on a thread of its own, waited for by collect(): pinning a 256-block batch's
-  // 230 MB takes about 75 ms, which on the lane's thread held up the next batch's upload (the first
-  // write of 25 copies came 0.58 s in: H100 host, 2936d51's trace). Declared after host_: a
+  // run()'s ready_host on a thread of its own, waited for by collect(): pinning takes long enough
+  // to hold up the next batch's upload on the lane's thread. Declared after host_: a
   // decoder destroyed mid-allocation waits for it before host_ goes.
   std::future<void> host_ready_;
 };

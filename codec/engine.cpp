@@ -150,8 +150,8 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     // --trace: the lane's parts ("stage" lanes, as .bz2's): the batch gathered into one buffer,
     // its upload, the GPU pipeline, the container (download and assembly), the results handed on.
     const TraceSteps steps(o.trace, "stage");
-    // The lane's batch buffer, kept from batch to batch: a fresh one (64 MiB) took its page faults
-    // every time, most of the 1.0-1.2 s of "gather" per lane on 25 copies (H100 host, 6f66db5).
+    // The lane's batch buffer, kept from batch to batch: a fresh one (64 MiB) takes its page faults
+    // every time.
     Bytes batch;
     for (;;) {
       auto items = job.claim(plan.batch, true, true);  // published as one result: a run of seqs
@@ -442,8 +442,7 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
     });
   };
   // The GPU lanes' output buffers, back from the writer once written: a fresh one per batch (64 MiB,
-  // zeroed) took its page faults every time, much of the 1.7 s of "output" per lane on 25 copies
-  // (H100 host, 6f66db5). At most a few are kept.
+  // zeroed) takes its page faults every time. At most a few are kept.
   Spares<Bytes> spare(gpu_lanes(o) + 2, [](const Bytes& b) { return b.capacity(); });
   auto take_spare = [&] { return spare.take().value_or(Bytes()); };
   auto give_back = [&](Bytes&& b) { spare.give_back(std::move(b)); };

@@ -98,9 +98,7 @@ struct Options {
   // The parcomp format's lanes per GPU, both ways: threads that each take a batch with their own
   // stream and GPU pipeline, so that one lane's host work (the batch's copy, CRC-32s, pageable
   // copies, the container's assembly and parsing) overlaps another's kernels; 0 takes the default,
-  // kGpuLanes, 4 (with one lane, 25 copies of the Linux tarball compressed at 0.53 GB/s with --gpu
-  // on the H200, against the pipeline's 2.1 GB/s on the device; with four at 0.93 GB/s on an H100
-  // host). Each lane holds its own device buffers.
+  // kGpuLanes, 4 (docs/defaults.md). Each lane holds its own device buffers.
   unsigned gpu_lanes = 0;
   // The parcomp format: CPU workers that keep taking blocks once a GPU has taken its first batch
   // (the others leave after the block they hold); -1 takes the default, kCpuBesideGpus (0).

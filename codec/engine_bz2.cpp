@@ -31,26 +31,17 @@ namespace {
 using Bytes = std::vector<std::uint8_t>;
 
 // The GPU batches of .bz2 (unless Options::bz2_gpu_batch_blocks says): the decoder gives some of
-// a block's stages one thread, so it takes 256 blocks at a time (on 25 copies of the Linux tarball,
-// H100 host, 716105d, wall and peak RSS: 3.82 s and 1.26 GB, against 4.05 s and 2.37 GB with 512,
-// 3.83 s and 1.77 GB with 384, 3.94 s and 0.77 GB with 128; at a925193 on an H200, before the
-// reader's pread threads, 512 had led: 2.91-3.07 s, 3.25 s with 256); the writer takes 128,
-// measured on an H200 with its two lanes (a925193, --gpu): 0.63-0.66 s, 1.33-1.38 s and 4.59-4.63 s
-// on 1, 5 and 25 copies of the tarball, against 0.63-0.67, 1.38-1.40 and 5.13-5.18 s with 64 and
-// 4.72-4.78 s with 256 (before the lanes, at 9753843, 64 had beaten 512 by far: the reader waited).
+// a block's stages one thread, so it takes more blocks at a time than the writer; the sizes are the
+// fastest measured with the least memory (docs/defaults.md).
 constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 256;
 // .bz2 decompression's batches in flight per GPU: the two the GPU worker's slots hold (one
 // decoding, one being ended on the host), the one the writer is writing and the one being read.
-// With three (kGpuBatchesInFlight) the reader waited for room at the cap nearly all the time, the
-// next batch was never there when a slot was free, and each batch's upload, kernels, download
-// and end ran one after the other: 25 copies of lbzip2's file in 3.05-3.15 s on an H100 host
-// (052a1da, blocks in flight at the cap of 784 from 0.4 s on, by its trace).
+// With three (kGpuBatchesInFlight) the reader waited for room at the cap and each batch's stages
+// ran one after the other (docs/defaults.md).
 constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
 // flight per GPU: one in each lane, one readied in the slot, one being readied.
-// Three: on 25 copies of the tarball on the H200 (f23489a, one call), 2 lanes took 4.74 s at
-// batches of 128 blocks (5.17 s at 64, 4.40 s at 256), 3 lanes 4.14 s (4.80, 4.19), 4 lanes 4.22 s
-// (4.74, 4.23).
+// Three lanes were the fastest measured (docs/defaults.md).
 constexpr std::size_t kBz2GpuCompressLanes = 3;
 std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gpu_lanes : kBz2GpuCompressLanes; }
 
@@ -142,9 +133,8 @@ struct PreparedBatch {
 };
 
 // The batches' run-length buffers (about 115 MB each at -9), back from the lanes once uploaded: a
-// fresh one per batch took its page faults every time, on the host threads that bound .bz2
-// compression (the preparer's run-length stage, 1.9-3.0 s busy on 25 copies on H100 hosts). One
-// spare is kept (host memory: a bound of 2 GB).
+// fresh one per batch takes its page faults every time, on the host threads that bound .bz2
+// compression. One spare is kept (host memory: a bound of 2 GB).
 class RleBuffers {
  public:
   void take(PreparedBatch& b, std::size_t need) {
@@ -200,8 +190,8 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
           bz2::rle1_encode(b.items[i].bytes, rle[i]);
           b.crc[i] = bz2::block_crc(b.items[i].bytes);
         });
-        // One after the other, copied in place on every host thread (appending them one by one on
-        // this thread, a batch's tens of MB, was most of a batch's preparation on an H100 host).
+        // One after the other, copied in place on every host thread (a batch's tens of MB on one
+        // thread were most of its preparation).
         for (std::size_t i = 0; i < b.items.size(); ++i) b.offsets.push_back(b.offsets.back() + rle[i].size());
         rle_buffers.take(b, b.offsets.back());
         for_each_block(b.items.size(), 0, [&](std::size_t i) {
@@ -352,11 +342,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
   bool gpu_first = false, gpu_later = false;
   Options o = with_bz2_batches(bz2_workers(options, false, gpu_first, gpu_later), kBz2GpuCompressBatch);
-  // Reads of 32 MiB (the first of 2 MiB, so that the first blocks start after a few ms: a small
-  // file's whole read, then its cut on one thread, took 17 ms of dickens' 0.14 s on the H100 host),
-  // each into a chunk of its own after 1 MiB of room for the unfinished block's bytes. Each
-  // cut_blocks call starts its threads afresh: with reads of 8 MiB that was about 2 ms a read on
-  // the H200 host.
+  // Reads of 32 MiB (the first of 2 MiB, so that a small file's first blocks start after a few
+  // ms), each into a chunk of its own after 1 MiB of room for the unfinished block's bytes; larger
+  // reads, since each cut_blocks call starts its threads afresh (docs/defaults.md).
   constexpr std::size_t kRead = std::size_t{32} << 20, kFirstRead = std::size_t{2} << 20, kHead = std::size_t{1} << 20;
   ChunkPool chunks(kHead + kRead);  // before the job: its blocks hold chunks
   // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it.
@@ -366,17 +354,14 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
 
   // Blocks where bzip2's program closes them, from reads into chunks of the pool (not zeroed); a
   // block is a view into its chunk. The next read runs on its own thread while the blocks of the
-  // last one are cut (one after the other, the reads and the cut bounded --gpu compression: 25
-  // copies of the Linux tarball on the H100 host, 0.8 s of read() and 2.25 s of cuts in 3.68 s).
-  // bz2::cut_blocks finds every cut in what has been read at once, its tiles on every host thread
-  // (one thread cutting, 0.75-1.45 GB/s, bounded GPU compression). When no block closes in what
+  // last one are cut, and bz2::cut_blocks finds every cut in what has been read at once, its tiles
+  // on every host thread (docs/defaults.md). When no block closes in what
   // is there, the unfinished block's bytes go before the next read, in its chunk's room (or, from
   // inputs of long runs, with it into a chunk of their own).
   // The cut's threads: the host threads no CPU worker takes (at least one): with --gpu all of them,
   // beside CPU workers on every thread one (then cut_blocks cuts block after block, as before).
   // Until every CPU worker has a block, the workers wait for the reader: the reads and the cut take
-  // every host thread then (a small file's: dickens' last ten blocks started 12 ms in, after a
-  // read of 8 MB on one thread, 5 ms, and their cut on one, 3 ms; H200 host, by its trace).
+  // every host thread then.
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency()), cpu_workers = s.cpu_workers();
   const unsigned cut_threads = hardware > cpu_workers ? hardware - cpu_workers : 1;
   const auto threads_now = [&](std::uint64_t handed_out) {

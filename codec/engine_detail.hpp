@@ -443,30 +443,22 @@ inline unsigned threads_per_block(const Options& o, unsigned cpu_workers, std::u
 // Blocks read and not yet written: 4 per CPU worker to start with; each GPU that joins adds
 // kGpuBatchesInFlight of its batches (manage_gpus), so that a run without GPUs holds little.
 // Three: one on the GPU, one readied on the host (the .bz2 writer's run-length stage, the reader's
-// second slot), and one being read. With two, the reader stopped until the GPU's batch was
-// written, then read the next batch while the GPU waited: on an H200, 5 copies of the Linux
-// tarball to .bz2 with --gpu took 150 ms a batch of 64 blocks, the reader busy half the time.
+// second slot), and one being read. With two, the reader and the GPU took turns (docs/defaults.md).
 inline constexpr std::size_t kGpuBatchesInFlight = 3;
 // The parcomp format's lanes per GPU (Options::gpu_lanes); a lane more holds one batch more and
-// its own device buffers. On 25 copies of the Linux tarball (H100 host, 716105d, --gpu, wall and
-// peak RSS) compression took 12.88 s, 7.56 s, 6.18 s and 5.61 s with 1 to 4 lanes (0.48 to 0.99
-// GB), decompression 9.77 s, 9.39 s, 9.58 s and 9.03 s; by default (CPU workers too) 11.40 s and
-// 6.07 s with one lane, 6.06 s (1.26 GB) and 4.47 s (1.04 GB) with four.
+// its own device buffers. Four were the fastest measured, both ways (docs/defaults.md).
 inline constexpr unsigned kGpuLanes = 4;
 inline unsigned gpu_lanes(const Options& o) { return o.gpu_lanes != 0 ? o.gpu_lanes : kGpuLanes; }
 // The parcomp format's CPU workers that keep taking blocks once a GPU works (Options::
-// cpu_beside_gpus): none. On 25 copies of the Linux tarball (H100 host, 270a546, 16 threads, 4
-// lanes) decompression took 4.95 s with all 16 beside the GPU and 3.20 s with --gpu: the CPU
-// workers (37 ms a block) took the host threads that the lanes' host work and the writer need.
+// cpu_beside_gpus): none: they would take the host threads that the lanes' host work and the
+// writer need (docs/defaults.md).
 // They still work while CUDA starts, and on every block when no GPU does.
 inline constexpr unsigned kCpuBesideGpus = 0;
 inline unsigned cpu_beside_gpus(const Options& o) { return o.cpu_beside_gpus >= 0 ? static_cast<unsigned>(o.cpu_beside_gpus) : kCpuBesideGpus; }
 inline std::size_t gpu_batches_in_flight(const Options& o) { return kGpuBatchesInFlight - 1 + gpu_lanes(o); }
 // Options::gpu_batch_blocks are the blocks the GPUs take at a time all together: with G GPUs each
 // takes a G-th of them (kMinGpuBatch at least), so that the blocks in flight, and the host memory
-// that holds them, stay what one GPU holds. Each GPU adding a whole batch's room took 25 copies of
-// the Linux tarball to peak RSS of 3.22 GB (.bz2 compression) and 2.88 GB (.bz2 decompression) on
-// two H100s (32 host threads, 21f474f), against 1.91 and 1.51 GB with one, under a 2 GB bound.
+// that holds them, stay what one GPU holds (docs/defaults.md).
 inline constexpr std::size_t kMinGpuBatch = 16;
 inline std::size_t gpu_batch_per_device(const Options& o, std::size_t gpus) {
   gpus = std::max<std::size_t>(gpus, 1);

@@ -1,17 +1,14 @@
 // The program's output: a file descriptor as an engine::Sink.
 //
 // write() into one file is serial in the kernel (the inode's lock), so a tool's output stream tops
-// out at what one thread can allocate and copy into the page cache: `cat in > out` at 1.75-2.3
-// GB/s on the GPU hosts, the bound of parcomp's decompression of large inputs (25 copies of the
-// Linux tarball: the writer busy 2.5-2.8 s of 3 s, H100 host, 3959c89). A regular file opened for
+// out at what one thread can allocate and copy into the page cache, the bound of decompressing
+// large inputs (docs/defaults.md). A regular file opened for
 // reading and writing is therefore written, past its first kMapFromBytes, through mapped windows:
 // helper threads fault each window's pages in ahead of the writer (madvise MADV_POPULATE_WRITE,
 // pieces on several threads: page faults of one file run in parallel), and the writer only
 // copies into pages that are there. Mode::automatic maps only on tmpfs: on a disk file system
 // (ext4) a shared writable mapping costs a block allocation and journal work per faulted page and
-// the windows' writeback on unmap, and 25 copies of the tarball decompressed in 5.3 s through
-// windows against 1.96 s with write() calls and 1.69 s for `cat` (H100 host, output on ext4,
-// b0c8f61; on tmpfs 2.51 s against 2.57). MADV_POPULATE_WRITE reports what would otherwise be a SIGBUS
+// the windows' writeback on unmap. MADV_POPULATE_WRITE reports what would otherwise be a SIGBUS
 // (a full file system) as an error, which write() throws as a std::system_error. Pipes, terminals,
 // files opened write-only, kernels without MADV_POPULATE_WRITE (before Linux 5.14), file systems
 // that refuse the first window's mapping for another reason than room (shared writable mappings

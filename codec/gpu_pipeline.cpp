@@ -402,9 +402,8 @@ void GpuDecompressor::load(cudaStream_t stream) {
     std::vector<std::uint8_t> selectors(g.selector_stride * s.blocks);
     std::vector<std::uint64_t> index(g.index_stride * s.blocks), bits(s.blocks);
     std::vector<std::span<const std::uint8_t>> words(s.blocks);
-    // Every block's fields and decode tables on the host threads (one thread took 33 ms of each
-    // 64-block batch, about half of a lane's time: 25 copies of the Linux tarball, H100 host,
-    // 052a1da); a damaged block's error kept, and the first block's in order thrown.
+    // Every block's fields and decode tables on the host threads (on one thread, about half of a
+    // lane's time); a damaged block's error kept, and the first block's in order thrown.
     std::vector<std::exception_ptr> errors(s.blocks);
     for_each_block(s.blocks, 0, [&](std::size_t b) {
       try {

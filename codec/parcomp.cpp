@@ -567,8 +567,7 @@ bool write_trace(const std::string& path, const engine::Trace& trace, const Cli&
 // Whether any input may go to a GPU, to start CUDA early (gpu_warmup) only then, by the engine's
 // own rule (engine::may_use_gpus): a file by its size and format (.bz2 written, or read: "BZh"
 // first); standard input's size is unknown, and so is its format when decompressing. CUDA's
-// start-up beside a small job on the CPU workers cost it 0.1-0.15 s on the H200 host (the 37 MB
-// tarball.bz2: 0.52 s against --cpu's 0.39), and 0.05-0.09 s on small parcomp files on the H100 host.
+// start-up beside a small job on the CPU workers costs it time (docs/defaults.md).
 bool may_use_gpus(const Cli& cli) {
   const bool decompress = cli.mode != Cli::Mode::compress;
   engine::Options o = cli.engine;

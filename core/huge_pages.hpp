@@ -1,9 +1,8 @@
 // An allocator for the CPU workers' large scratch buffers (cpu::Workspace): allocations of 2 MiB
 // and more are aligned to 2 MiB and offered to the kernel as transparent huge pages
 // (madvise(MADV_HUGEPAGE); a no-op where THP is off), so that a worker's first block takes a few
-// page faults instead of thousands, and the suffix sort's random reads miss the TLB less. On the
-// H100 host (16 threads, THP "madvise"), glibc's malloc with huge pages (GLIBC_TUNABLES
-// glibc.malloc.hugetlb=1) compressed silesia dickens to .bz2 in 0.13 s, against 0.14-0.15 s.
+// page faults instead of thousands, and the suffix sort's random reads miss the TLB less
+// (docs/defaults.md).
 #pragma once
 
 #include <sys/mman.h>

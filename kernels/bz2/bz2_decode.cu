@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(256) mtf_compose_kernel(steps::Batch a) {
 
 // The links' counting sort on the GPU, a warp per link chunk (ours; the same counts and rows as
 // steps::link_hist and steps::link_scatter, whose one thread per chunk walked its 4096 bytes in a
-// chain of dependent local-memory updates: 3.6 and 8.0 ms of the tarball's 79 ms, H100, 587d0b6).
+// chain of dependent local-memory updates; docs/defaults.md).
 // The warp takes 128 bytes a step, a word a lane, and each of four rounds hands every lane one byte
 // in the chunk's order (byte 32 * round + lane of the step); lanes holding equal bytes find each
 // other (__match_any_sync): the highest of them adds their number to the byte's count, and each
@@ -131,8 +131,8 @@ void launch_links(const steps::Batch& a, std::size_t chunks, bool scatter, cudaS
 }
 
 // Block b's rulers ranked by a CTA (ours; the same starts and cycle as steps::rank, whose one
-// thread per block chained up to 3,517 rulers one dependent load after the other: 2.96 ms of the
-// tarball's 69.6 ms, H100, 7ae9f30). origPtr's cycle is cut before origPtr's ruler, and pointer
+// thread per block chained up to 3,517 rulers one dependent load after the other). origPtr's
+// cycle is cut before origPtr's ruler, and pointer
 // jumping in shared memory gives every ruler the rows from it to the cut; a ruler that never
 // reaches the cut (another cycle of a periodic block, or an unused slot) is off origPtr's cycle.
 constexpr unsigned kRankThreads = 1024;
@@ -174,8 +174,8 @@ __global__ void __launch_bounds__(kRankThreads) rank_kernel(steps::Batch a) {
 }
 
 // The rulers' walk keeps the bytes it passes (ours): the emit step walked each stretch a second
-// time, a chain of dependent loads from tt all over the block (10.1 ms of the tarball's 66.8 ms,
-// H100, dca0ecb), to write the bytes that the first walk (steps::walk, 6.0 ms) had loaded already.
+// time, a chain of dependent loads from tt all over the block, to write the bytes that the first
+// walk (steps::walk) had loaded already.
 // Now the walk writes each ruler's first `cap` bytes (about 508) to a stretch buffer, and where a
 // stretch is longer (a ruler every 256 rows: about one in seven) the row it stopped at; once the
 // rulers are ranked, a warp per ruler copies its bytes into place, and the longer stretches walk
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(kEmitWarps * 32) emit_warp_kernel(steps::Batch
 
 // steps::mtf_local with each thread's list in shared memory (ours): the list in local memory
 // (256 bytes a thread, 48 MB for the tarball's 188,000 chunks) went through L1 to L2, and a move of
-// j places was j byte loads and stores (12.1 ms of the tarball's 61 ms, H100, ea823e6). Here byte k
+// j places was j byte loads and stores. Here byte k
 // of thread t's list is byte k % 4 of word (k / 4) * kMtfThreads + t, so a thread's words all lie
 // in its own bank (no conflicts whatever places the threads move), and a move shifts whole words.
 constexpr unsigned kMtfThreads = 128;

@@ -26,8 +26,7 @@ std::size_t encode_local_bytes();
 // from bit 0, their count to bits[b] (0: a block of no bytes or too many). All pointers device
 // memory; asynchronous on `stream`; every launch checked. `threads`: a block's CTA, 128, 256 or
 // 512 (0: kEncodeThreadsDefault); the bits are the same for each.
-// 512: the tarball's sort and encoder 92.6 ms, against 101.3 ms with 256 and 120.7 ms with 128
-// (H200, 5 repetitions each, one run: bz2.compress/gpu.kernels.t<N>; the sort alone 73.1 ms).
+// 512 is the fastest measured (docs/defaults.md).
 inline constexpr unsigned kEncodeThreadsDefault = 512;
 void encode_batch(const std::uint8_t* last, const std::uint64_t* offsets, const std::uint32_t* primary, const std::uint32_t* crc,
                   std::size_t count, std::uint8_t* out, std::size_t stride, std::uint64_t* bits, void* scratch, std::size_t scratch_bytes,

@@ -243,9 +243,8 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
       // than an entry holds, the group goes on past all of an entry's codes, and the window moves by
       // the entry's low five bits as they are, so a step is the lookup, the window's funnel shift
       // and the next lookup's index; the window is refilled after every two steps (at most 24
-      // bits). Four lookups a loop test (at fde8875 a lookup was 27 instructions at 16.6 cycles
-      // each, H100). An entry of no codes (0) moves nothing, so the lookups after it give 0 again
-      // and the last one's test sends the walk to one code.
+      // bits). Four lookups a loop test. An entry of no codes (0) moves nothing, so the lookups
+      // after it give 0 again and the last one's test sends the walk to one code.
       std::uint32_t e = 1;
       while (left > 4 * kWalkMaxCodes) {
         const std::uint32_t e1 = tl[br.peek32() >> (32 - Bits)];

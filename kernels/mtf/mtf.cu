@@ -459,8 +459,8 @@ std::string_view name(Variant v) {
 Config default_config(Variant v, Direction d) {
   Config c;
   if (v == Variant::fast) {
-    // Tuned on an H200 with mtf.fast_tuning (Linux tarball, BWT'd): the reverse direction's
-    // per-thread summary replays every move, so it wants longer substrings than the forward one.
+    // Tuned with mtf.fast_tuning (RESULTS.md): the reverse direction's per-thread summary replays
+    // every move, so it wants longer substrings than the forward one.
     c.chars_per_thread = d == Direction::forward ? 1024 : 4096;
     c.block_threads = 128;
     c.shared_list_entries = kAlphabet;
