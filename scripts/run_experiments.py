@@ -83,6 +83,18 @@ def list_names(bench: str, regex: str, args: list[str]) -> list[str]:
     return [line.strip() for line in r.stdout.splitlines() if line.strip()]
 
 
+# Whole programs (ours): parcomp and its peers take turns, repetition by repetition, so that a host's
+# drift spreads over all of them (Google Benchmark's random interleaving), unless the caller says.
+INTERLEAVED = ("tool.e2e", "tool.load", "bz2.compress", "bz2.decompress")
+INTERLEAVE_FLAG = "--benchmark_enable_random_interleaving"
+
+
+def interleaving(experiment: str, args: list[str]) -> list[str]:
+    if experiment not in INTERLEAVED or any(x.startswith(INTERLEAVE_FLAG) for x in args):
+        return []
+    return [f"{INTERLEAVE_FLAG}=true"]
+
+
 class Unit:
     """What one parcomp-bench call runs: an experiment, or with --split one dataset of it."""
 
@@ -404,7 +416,7 @@ def main(argv=None) -> int:
             part = state.next_file()
             t = time.monotonic()
             proc = subprocess.Popen([a.bench, f"--benchmark_filter={u.filter_for(names)}", f"--benchmark_out={part}",
-                                     "--benchmark_out_format=json", *a.args])
+                                     "--benchmark_out_format=json", *interleaving(u.experiment, a.args), *a.args])
             try:
                 returncode = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -17,6 +17,8 @@ import json, os, re, sys
 names = ["a.one/x/n=1/real_time", "a.one/y.z/n=2/real_time", "b.two/x/n=1/manual_time", "c.three/z/n=1/real_time"]
 if os.environ.get("FAKE_DATASETS"):  # an experiment over datasets: d.four/<variant>/<dataset>/n=...
     names += [f"d.four/{v}/{d}/n=9/real_time" for d in ("lin", "sil") for v in ("p", "q")]
+if os.environ.get("FAKE_PROGRAMS"):  # whole programs
+    names += ["tool.e2e/p.compress/x/n=1/manual_time", "tool.e2e/q.compress/x/n=1/manual_time"]
 args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
 flt = args.get("--benchmark_filter", ".")
 chosen = [n for n in names if re.search(flt, n)]
@@ -25,6 +27,8 @@ if args.get("--benchmark_list_tests") == "true":
     sys.exit(0)
 with open(sys.argv[0] + ".calls", "a") as f:
     f.write(flt + "\n")
+with open(sys.argv[0] + ".args", "a") as f:
+    f.write(json.dumps(sys.argv[1:]) + "\n")
 import os, time
 if os.environ.get("FAKE_SLOW") and re.search(os.environ["FAKE_SLOW"], flt):
     open(args["--benchmark_out"], "w").write('{"context": {}, "benchmarks": [')  # as the library writes as it goes
@@ -280,3 +284,25 @@ def test_how_to_bring_what_a_row_lacked():
     assert rx.how_to_bring("dataset calgary/book1").startswith("scripts/reproduce.sh --fetch")
     assert rx.how_to_bring("lbzip2 not found") == "apt-get install lbzip2"
     assert rx.how_to_bring("built without nvCOMP") == "scripts/reproduce.sh --with-nvcomp"
+
+
+def test_whole_programs_take_turns_and_kernels_do_not(tmp_path):
+    """tool.e2e (whole programs) runs with Google Benchmark's random interleaving, so that the
+    programs' repetitions take turns; a kernel experiment does not; a caller's own setting wins."""
+    bench = fake_bench(tmp_path)
+    env = dict(os.environ, FAKE_PROGRAMS="1")
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(tmp_path / "run.json"), "--filter", "a\\.one|tool\\.e2e"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    calls = [json.loads(l) for l in (tmp_path / "fake-bench.args").read_text().splitlines()]
+    flag = "--benchmark_enable_random_interleaving=true"
+    by_filter = {next(x for x in c if x.startswith("--benchmark_filter=")): c for c in calls}
+    assert flag in by_filter["--benchmark_filter=^tool\\.e2e/"]
+    assert flag not in by_filter["--benchmark_filter=^a\\.one/"]
+    (tmp_path / "fake-bench.args").unlink()
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(tmp_path / "run2.json"), "--filter", "tool\\.e2e", "--",
+                        "--benchmark_enable_random_interleaving=false"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    (call,) = [json.loads(l) for l in (tmp_path / "fake-bench.args").read_text().splitlines()]
+    assert flag not in call and "--benchmark_enable_random_interleaving=false" in call
+
