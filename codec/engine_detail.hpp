@@ -694,6 +694,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
   // Tries to start a waiting device: a slot, then a plan that its free memory holds.
   const auto try_start = [&](Device& dv, double ready_s) {
     if (Clock::now() < dv.retry_at) return;
+    const double plan_from = o.trace != nullptr ? o.trace->now() : 0.0;
     PARCOMP_CUDA_CHECK(cudaSetDevice(dv.id));
     std::string why;
     if (share.slots > 0 && !dv.slot) {
@@ -729,6 +730,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       return;
     }
     dv.told_small = dv.left = false;
+    if (o.trace != nullptr) o.trace->add("cuda " + std::to_string(dv.id), "plan", plan_from, o.trace->now(), 0);
     launch(dv, plan, ready_s);
   };
   try {
