@@ -95,6 +95,9 @@ struct Options {
   // .bz2 compression's lanes per GPU: batches sorted and encoded at once, each with its own stream
   // and buffers (so that one batch's host waits overlap another's kernels); 0 takes the default, 3.
   unsigned bz2_gpu_lanes = 0;
+  // .bz2 decompression's lanes per GPU: threads that each hold two batches (one on the GPU, one
+  // being ended on the host); 0 takes the default, kBz2GpuDecompressLanes.
+  unsigned bz2_gpu_decode_lanes = 0;
   // The parcomp format's lanes per GPU, both ways: threads that each take a batch with their own
   // stream and GPU pipeline, so that one lane's host work (the batch's copy, CRC-32s, pageable
   // copies, the container's assembly and parsing) overlaps another's kernels; 0 takes the default,

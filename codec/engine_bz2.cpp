@@ -39,6 +39,10 @@ constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 256;
 // With three (kGpuBatchesInFlight) the reader waited for room at the cap and each batch's stages
 // ran one after the other (docs/defaults.md).
 constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
+// .bz2 decompression's lanes per GPU (Options::bz2_gpu_decode_lanes): each lane's two batches are
+// two more in flight.
+constexpr unsigned kBz2GpuDecompressLanes = 1;
+unsigned bz2_decode_lanes(const Options& o) { return o.bz2_gpu_decode_lanes != 0 ? o.bz2_gpu_decode_lanes : kBz2GpuDecompressLanes; }
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
 // flight per GPU: one in each lane, one readied in the slot, one being readied.
 // Three lanes were the fastest measured (docs/defaults.md).
@@ -1001,8 +1005,9 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       const std::size_t limit = bz2::block_limit(9), k = 16;
       return GpuNeeds{2 * (bz2gpu::decode_scratch_bytes(k, static_cast<std::uint32_t>(limit)) + k * limit + k * limit / 2) / k, 0};
     };
-    s.manage([&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, s.stats_m, d, out_buffers); }, cpu_worker, needs, 1, false,
-             kBz2GpuDecompressBatchesInFlight, gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
+    const unsigned lanes = bz2_decode_lanes(o);
+    s.manage([&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, s.stats_m, d, out_buffers); }, cpu_worker, needs, lanes, true,
+             kBz2GpuDecompressBatchesInFlight + 2 * (lanes - 1), gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
                const std::lock_guard lock(job.m);
                return bytes_in;
              });

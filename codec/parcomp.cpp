@@ -109,7 +109,7 @@ void usage(std::FILE* to) {
                "                      decompression, whose GPU stages give a block one thread); larger batches use\n"
                "                      more memory, more GPUs do not\n"
                "      --gpu-lanes N   batches each GPU works on at once, each with its own stream and buffers\n"
-               "                      (default 4; .bz2: 3 in compression, decompression has its own)\n"
+               "                      (default 4; .bz2: 3 in compression, 1 in decompression)\n"
                "      --blocks-in-flight N  blocks read and not yet written, at most (memory); default: 4 per\n"
                "                      CPU worker, and the batches each GPU works on and has queued\n"
                "      --gpu-walk BxT  .bz2 decompression: the GPU's walk to each group of codes, a lookup of B bits\n"
@@ -247,6 +247,7 @@ Cli parse_args(int argc, char** argv) {
     } else if (a == "--gpu-lanes") {
       c.engine.bz2_gpu_lanes = static_cast<unsigned>(count_in(a, value(), 1, 8));
       c.engine.gpu_lanes = c.engine.bz2_gpu_lanes;
+      c.engine.bz2_gpu_decode_lanes = c.engine.bz2_gpu_lanes;
     } else if (a == "--gpu-walk") {
       const std::string v = value();
       if (v != "12x256" && v != "12x64" && v != "11x256" && v != "11x64")

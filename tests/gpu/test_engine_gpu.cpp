@@ -176,6 +176,15 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_FALSE(sd.gpus.empty());
   EXPECT_EQ(sd.gpu_blocks, sd.blocks);
+  for (const unsigned lanes : {2u, 3u}) {  // lanes of one block each: every lane ends batches of its own
+    SCOPED_TRACE(::testing::Message() << lanes << " decoding lanes");
+    engine::Options l = d;
+    l.bz2_gpu_decode_lanes = lanes;
+    l.bz2_gpu_batch_blocks = 1;
+    engine::Stats sl;
+    EXPECT_EQ(run(false, got, l, &sl), in);
+    EXPECT_EQ(sl.gpu_blocks, sl.blocks);
+  }
   d.bz2_gpu_decompress_from_bytes = got.size() + 1;
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_TRUE(sd.gpus.empty());
