@@ -612,7 +612,13 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error, reported
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   if (cli.gpu_memory != 0) device_memory::set_limit(cli.gpu_memory);
-  if (may_use_gpus(cli)) gpu_warmup::start(cli.engine.devices);  // CUDA starts while the first blocks are read
+  if (may_use_gpus(cli)) {
+    // Each context loads all of the program's kernels as it is made (unless the environment says
+    // otherwise): loaded on first use instead, the first GPU's first kernels waited for the next
+    // GPU's context to be made (docs/defaults.md).
+    ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    gpu_warmup::start(cli.engine.devices);  // CUDA starts while the first blocks are read
+  }
   const bool progress_on = !cli.quiet && (cli.progress == 1 || (cli.progress == -1 && ::isatty(STDERR_FILENO)));
   if (!cli.trace_file.empty()) cli.engine.trace = &trace;
   int status = kOk;
