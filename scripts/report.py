@@ -248,6 +248,9 @@ def runs_table(root: Path, spec: str) -> list[str]:
     host = []
     if env.is_file():  # nvidia-smi's name, driver, memory lines; "cores N"; "built from commit ..." lines
         text = env.read_text().splitlines()
+        dirty = [ln for ln in text if ln.startswith("built from commit") and "uncommitted" in ln]
+        if dirty:
+            raise ReportError(f"{path}: {dirty[0]!r}: no figure comes from a tree with uncommitted changes")
         gpus = [ln.split(",") for ln in text if ln.startswith("NVIDIA ")]
         if gpus:
             host.append(f"{len(gpus)}x {gpus[0][0].strip()} (driver {gpus[0][1].strip()})")

@@ -564,6 +564,9 @@ def test_runs_table_gives_median_spread_and_failed_checks(tmp_path):
     assert "| 4.50 [4.00, 5.00] | 2 |" in b and b.endswith("| **no**, **no** |")
     assert "p &#124; q" in a
     assert not any(x.startswith("| `c`") for x in lines)
+    (d / "env.txt").write_text("NVIDIA H100 80GB HBM3, 580.1, 81559 MiB\nbuilt from commit abcdef0123 (with uncommitted changes)\n")
+    with pytest.raises(report.ReportError, match="uncommitted"):
+        report.runs_table(tmp_path, "results/gpu/run/x.jsonl")
 
 
 def test_python_bench_csv_read_and_dask(tmp_path):
