@@ -351,12 +351,19 @@ def test_codecs_landscape_draws_every_point_and_the_pareto_front(tmp_path, keep)
     drawn = 0
     for ax in fig.axes:
         dataset, _, rest = ax.get_title().partition(" (")
-        mode = rest.split(": ")[1]
+        mode, _, kind = rest.split(": ")[1].partition(", ")
         assert ax.get_yscale() == "log"
         assert ax.get_xlabel() == "compressed / original (smaller is better)"
+        gpu_panel = kind.startswith("GPU codecs, device-resident")
+        assert gpu_panel or kind.startswith("CPU programs, wall time"), kind
+        assert ("device-resident" in ax.get_ylabel()) == gpu_panel
+        if not ax.collections:  # a kind this run has no points of (the fixture has no GPU rows)
+            assert any("no points of this kind" in t.get_text() for t in ax.texts)
+            continue
         pts = []
         for coll in ax.collections:
             codec = coll.get_label()
+            assert mod.is_gpu(codec) == gpu_panel, f"{codec}: device-resident and whole-program points never share a panel"
             (x, y), = coll.get_offsets()
             r = by[(dataset, f"{codec}.{mode}")]
             assert close(x, r.counters["ratio"]) and close(y, r.bytes_per_second / 1e9), (dataset, codec, mode)
@@ -379,15 +386,18 @@ def test_codecs_landscape_draws_every_point_and_the_pareto_front(tmp_path, keep)
 
 def test_codecs_landscape_front_and_table_on_known_points():
     mod = module("codecs_landscape")
-    pts = [("a", 0.20, 1.0), ("b", 0.25, 5.0), ("c", 0.22, 0.5), ("d", 0.30, 5.0), ("parcomp.fast.kernels", 0.18, 0.8),
-           ("e", 0.17, 2.0)]
-    assert [p[0] for p in mod.pareto(pts)] == ["e", "b"]
+    pts = [("nvcomp.a", 0.20, 1.0), ("nvcomp.b", 0.25, 5.0), ("nvcomp.c", 0.22, 0.5), ("nvcomp.d", 0.30, 5.0),
+           ("parcomp.fast.kernels", 0.18, 0.8), ("nvcomp.e", 0.17, 2.0)]
+    assert [p[0] for p in mod.pareto(pts)] == ["nvcomp.e", "nvcomp.b"]
     info = mod.distance_to_front(pts, "parcomp.fast.kernels")
     assert not info["on_front"]
-    assert info["speed_needed"][0] == "e" and info["size_needed"][0] == "e"
+    assert info["speed_needed"][0] == "nvcomp.e" and info["size_needed"][0] == "nvcomp.e"
     assert mod.distance_to_front(pts, "nonesuch") is None
-    on = mod.distance_to_front([p for p in pts if p[0] != "e"], "parcomp.fast.kernels")
+    on = mod.distance_to_front([p for p in pts if p[0] != "nvcomp.e"], "parcomp.fast.kernels")
     assert on["on_front"]
+    # A CPU program (a whole program's wall time) smaller and faster than every GPU point does not
+    # enter the device-resident front of the table.
+    pts = pts + [("xz.l6", 0.11, 50.0)]
 
     class Fake:
         def __init__(self, rows):
@@ -404,10 +414,12 @@ def test_codecs_landscape_front_and_table_on_known_points():
                            bytes_per_second=9e9, counters={"ratio": 0.1}))
     assert ("parcomp.bz2.kernels", 0.175, 1.5) in mod.points(Fake(rows), "x", "compress")
     assert not any(p[1] == 0.1 for p in mod.points(Fake(rows), "x", "compress")), "the sort alone is no codec"
+    assert [p[0] for p in mod.points(Fake(rows), "x", "compress", "cpu")] == ["xz.l6"]
+    assert "xz.l6" not in [p[0] for p in mod.points(Fake(rows), "x", "compress", "gpu")]
     text = mod.table(Fake(rows))
     cells = [[c.strip() for c in l.strip("|").split("|")] for l in text.splitlines() if l.startswith("| x | compress")]
-    assert cells[0][2:] == ["fast", "0.180", "0.8", "no", "e (0.170, 2)", "2.5x", "7"]
-    assert cells[1][2:] == ["bz2", "0.175", "1.5", "no", "e (0.170, 2)", "1.33x", "7"]
+    assert cells[0][2:] == ["fast", "0.180", "0.8", "no", "nvcomp.e (0.170, 2)", "2.5x", "7"]
+    assert cells[1][2:] == ["bz2", "0.175", "1.5", "no", "nvcomp.e (0.170, 2)", "1.33x", "7"]
 
 
 @pytest.mark.parametrize("experiment", ["bz2.compress", "bz2.decompress"])
