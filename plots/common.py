@@ -386,18 +386,23 @@ def per_dataset_figure(res: Results, experiment: str, out: Path, paper_note: str
 
 
 def pipeline_or_stage_figure(pipeline_note: str):
-    """FIGURE for thesis.table4_1 / 4_2, which hold two kinds of rows: a BWT result file gives the
-    BWT column's figure (<id>.png, baseline module.BASELINE), a pipeline result file the whole
-    pipeline's (<id>.pipeline.png, baseline bzip2.cpu, titled with pipeline_note)."""
+    """FIGURE for thesis.table4_1 / 4_2, which hold two kinds of rows: the stage's rows give the
+    BWT column's figure (<id>.png, baseline module.BASELINE), the pipeline's rows the whole
+    pipeline's (<id>.pipeline.png, baseline bzip2.cpu, titled with pipeline_note); a file with both
+    (a whole-suite run) gives both, and the stage's path is returned."""
     def figure(res: Results, experiment: str, out: Path, paper_note: str, **kw) -> Path:
         rows = res.select(experiment)
         pipeline = {r.variant for r in rows if r.variant.startswith("pipeline.") or ".cpu" in r.variant and "bwt" not in r.variant}
+        stage = {r.variant for r in rows} - pipeline
+        path = None
         if any(v.startswith("pipeline.") for v in pipeline):
             threads = res.parcomp.get("host", {}).get("logical_cpus")
             cores = "CPU rows on 1 core, .mt rows on up to " + (f"{threads} hardware threads" if threads else "every core")
-            return per_dataset_figure(res, experiment, out, pipeline_note, baseline="bzip2.cpu", variants=pipeline,
+            path = per_dataset_figure(res, experiment, out, pipeline_note, baseline="bzip2.cpu", variants=pipeline,
                                       stem=f"{experiment}.pipeline", cores=cores)
-        return per_dataset_figure(res, experiment, out, paper_note, **kw)
+        if stage or path is None:
+            path = per_dataset_figure(res, experiment, out, paper_note, variants=stage or None, **kw)
+        return path
     return figure
 
 

@@ -446,3 +446,16 @@ def test_bz2_figures_draw_every_program_with_its_ratio(tmp_path, keep, experimen
     assert checked == len(rows) > 0
     _, title = keep[-1]
     assert_title_names_the_run(title, res)
+
+
+def test_table4_1_from_a_file_with_both_kinds_of_rows_draws_both_figures(tmp_path, keep):
+    """A whole-suite file holds the BWT column's rows and the pipeline's: each gets its figure, and
+    neither draws the other's variants."""
+    suite = ROOT / "results" / "nvidia-h200" / "suite-575289d" / "run.json.gz"
+    if not suite.exists():
+        pytest.skip("no committed suite file")
+    res = common.load(suite)
+    common.plot_module_figure(module("thesis_table4_1"), res, tmp_path)
+    assert (tmp_path / "thesis.table4_1.png").exists() and (tmp_path / "thesis.table4_1.pipeline.png").exists()
+    drawn = {c.get_label() for c in common.LAST_FIGURE.axes[0].containers}  # the last drawn: the stage's
+    assert drawn == {"bwt.cpu.divbwt", "bwt.cpu.divbwt.mt", "bwt.gpu.fast", "bwt.gpu.paper"}, drawn
