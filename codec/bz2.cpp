@@ -400,9 +400,13 @@ std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out) {
 template std::size_t rle1_encode(std::span<const std::uint8_t>, std::vector<std::uint8_t>&);
 template std::size_t rle1_encode(std::span<const std::uint8_t>, RawBytes&);
 
-bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) {
-  const std::size_t before = out.size(), n = in.size();
-  out.resize(before + n + n / 8 + 512);  // grown below where runs expand further
+bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) { return rle1_decode(in, out, out.size()); }
+
+bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from) {
+  if (from > out.size()) throw ContractError("bz2::rle1_decode: writing at " + std::to_string(from) + " past " + std::to_string(out.size()) + " bytes");
+  const std::size_t before = from, n = in.size();
+  // Grown below where runs expand further; never shrunk here: what lies past `before` is room.
+  out.resize(std::max(out.size(), before + n + n / 8 + 512));
   const std::uint8_t* p = in.data();
   std::uint8_t* o = out.data() + before;
   std::uint8_t* end = out.data() + out.size();
@@ -734,7 +738,7 @@ void derandomise(std::span<std::uint8_t> bytes) {
 std::span<const std::uint16_t, 512> random_numbers() { return kRandomNumbers; }
 
 BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
-                         const Where& where) {
+                         const Where& where, bool overwrite) {
   if (bwt_bytes.size() != s.nblock) throw ContractError("bz2::finish_block: " + std::to_string(bwt_bytes.size()) + " bytes for a block of " + std::to_string(s.nblock));
   std::vector<std::uint8_t> plain;  // a randomised block's bytes, derandomised (such blocks are rare: old files)
   if (s.randomised) {
@@ -742,8 +746,8 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
     derandomise(plain);
     bwt_bytes = plain;
   }
-  const std::size_t first = out.size();
-  if (!rle1_decode(bwt_bytes, out)) {
+  const std::size_t first = overwrite ? 0 : out.size();
+  if (!rle1_decode(bwt_bytes, out, first)) {
     out.resize(first);
     corrupt(where, s.end_bit, "the block ends inside a run (four equal bytes without their count)");
   }
@@ -763,7 +767,8 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
 namespace {
 // decode_block's work; a block that runs past in's end is returned as nullopt when `whole_or_none`.
 std::optional<BlockResult> decode_block_impl(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                                             DecodeScratch& scratch, const Where& where, bool input_ends_here, bool whole_or_none) {
+                                             DecodeScratch& scratch, const Where& where, bool input_ends_here, bool whole_or_none,
+                                             bool overwrite) {
   if (!scratch.work) scratch.work = std::make_unique<DecodeWork>();
   const auto limit = static_cast<std::uint32_t>(block_limit(level));
   auto& tt = scratch.tt;
@@ -781,18 +786,18 @@ std::optional<BlockResult> decode_block_impl(std::span<const std::uint8_t> in, s
   link_rows(t, s.nblock, counts);
   scratch.bytes.resize(s.nblock);
   walk_rulers(t, s.nblock, s.orig_ptr, scratch.bytes.data(), scratch.rulers);
-  return finish_block(scratch.bytes, s, bit, out, where);
+  return finish_block(scratch.bytes, s, bit, out, where, overwrite);
 }
 }  // namespace
 
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where, bool input_ends_here) {
-  return *decode_block_impl(in, bit, level, out, scratch, where, input_ends_here, false);
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here, bool overwrite) {
+  return *decode_block_impl(in, bit, level, out, scratch, where, input_ends_here, false, overwrite);
 }
 
 std::optional<BlockResult> decode_block_if_whole(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
                                                  DecodeScratch& scratch, const Where& where) {
-  return decode_block_impl(in, bit, level, out, scratch, where, false, true);
+  return decode_block_impl(in, bit, level, out, scratch, where, false, true, false);
 }
 
 namespace {

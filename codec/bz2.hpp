@@ -77,6 +77,9 @@ extern template std::size_t rle1_encode(std::span<const std::uint8_t>, RawBytes&
 // 255 more): appends to `out`. False: the bytes end inside a run (four equal bytes without their
 // count); `out` then holds what came before it. Eight bytes a step where no four equal bytes begin.
 bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out);
+// The same, written from out[from] on (from <= out.size()): the bytes after it are overwritten, not
+// kept, so that a recycled vector's stale bytes serve as room instead of being zeroed by resize().
+bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from);
 
 // ---- writing ----------------------------------------------------------------------------------
 
@@ -185,8 +188,10 @@ struct BlockResult {
 // offset; a randomised block (bzip2 0.9.0 and older) is read as bzip2 1.0.8 reads it. `in` may be a
 // window of a longer input (input_ends_here false): a block that runs past its end is then
 // reported as longer than any block, not as truncated.
+// overwrite: out's bytes are stale (a recycled vector): the block's bytes are written from out[0] on
+// and out ends with them, its old bytes serving as room instead of being zeroed by a resize.
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where, bool input_ends_here = true);
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here = true, bool overwrite = false);
 
 // decode_block for a block that may not have arrived whole: nullopt when it runs past in's end
 // (more input is needed), any other damage thrown as decode_block throws it.
@@ -197,18 +202,19 @@ std::optional<BlockResult> decode_block_if_whole(std::span<const std::uint8_t> i
 // (input_ends_here: see decode_block).
 [[noreturn]] void throw_block_error(const BlockSymbols& s, const Where& where, bool input_ends_here);
 
-// A block's last steps, after the symbols (`s`) and the inverse BWT (`bwt_bytes`, s.nblock of
-// them): the inverse of the initial run-length stage, appended to `out`, and the CRC check; the
-// block's magic was at bit `bit`. Damage is a CorruptDataError naming `where` (and nothing is left
-// appended). The CPU reader and the GPU decoder's host side both end a block here.
 // A randomised block's bytes after the inverse BWT, back to the initial run-length stage's
 // output (bzip2 0.9.0 and older flipped the lowest bit of bytes at positions drawn from a fixed
 // table, to break up long runs for their sort); the same call randomises. Both ways: libbz2's rule.
 void derandomise(std::span<std::uint8_t> bytes);
 std::span<const std::uint16_t, 512> random_numbers();  // the table (for the tests)
 
+// A block's last steps, after the symbols (`s`) and the inverse BWT (`bwt_bytes`, s.nblock of
+// them): the inverse of the initial run-length stage, appended to `out` (written over it from
+// out[0] with `overwrite`, as decode_block), and the CRC check; the block's magic was at bit `bit`.
+// Damage is a CorruptDataError naming `where` (and nothing is left appended). The CPU reader and
+// the GPU decoder's host side both end a block here.
 BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
-                         const Where& where);
+                         const Where& where, bool overwrite = false);
 
 // The level of a stream header at byte `at`, 0 when there is none.
 int header_level(std::span<const std::uint8_t> in, std::size_t at);

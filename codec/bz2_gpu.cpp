@@ -191,11 +191,8 @@ std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blo
     GpuBlockOut& o = outs[i];
     try {
       if (info[i].error != BlockError::none) throw_block_error(info[i], blocks[i].where, blocks[i].window_is_end);
-      if (buffers) {
-        o.bytes = buffers();
-        o.bytes.clear();
-      }
-      o.r = finish_block(bytes.subspan(offset[i], offset[i + 1] - offset[i]), info[i], blocks[i].bit, o.bytes, blocks[i].where);
+      if (buffers) o.bytes = buffers();  // a recycled vector: its stale bytes are written over, not zeroed first
+      o.r = finish_block(bytes.subspan(offset[i], offset[i + 1] - offset[i]), info[i], blocks[i].bit, o.bytes, blocks[i].where, true);
     } catch (const CorruptDataError&) {
       o.error = std::current_exception();
       o.bytes = std::vector<std::uint8_t>();

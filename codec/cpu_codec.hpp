@@ -80,9 +80,10 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
 // declines), and from 4 threads on the encoder's MTF stage and table choices too
 // (bz2::encode_block), for a block that has several of the host's threads to itself.
 void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads = 1);
-// The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (bz2::decode_block).
+// The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (or written over a
+// recycled `out` from its start: overwrite, as bz2::decode_block).
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                                      Workspace& ws, const bz2::Where& where, bool input_ends_here = true);
+                                      Workspace& ws, const bz2::Where& where, bool input_ends_here = true, bool overwrite = false);
 
 // Whole version-2 containers on `threads` threads (0: all hardware threads).
 std::vector<std::uint8_t> compress(pipeline::Config config, std::span<const std::uint8_t> in, std::size_t block_bytes,

@@ -887,13 +887,12 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   auto cpu_worker = [&] {
     cpu_worker_loop(job, [&out_buffers](const Candidate& c, cpu::Workspace& ws) {
       Decoded d;
-      d.bytes = out_buffers();
-      d.bytes.clear();
+      d.bytes = out_buffers();  // a recycled vector: written over from its start, not zeroed first
       try {
         bz2::Where where;
         where.stream = 0;
         where.base = c.window_bit;
-        d.r = cpu::bz2_decompress_block(*c.window, c.seq - c.window_bit, 9, d.bytes, ws, where, c.window_is_end);
+        d.r = cpu::bz2_decompress_block(*c.window, c.seq - c.window_bit, 9, d.bytes, ws, where, c.window_is_end, true);
         d.r.end_bit += c.window_bit;
       } catch (const CorruptDataError&) {
         d.error = std::current_exception();

@@ -548,6 +548,29 @@ TEST(Bz2, RunLengthDecodeInEightByteStepsIsTheStateMachine) {
   EXPECT_EQ(out.size(), 259u + 5u + 1u);
 }
 
+// Written over a recycled vector (from = 0, or after bytes it keeps): its stale bytes, fewer or
+// more than the output, are room, never output; the vector ends with the decoded bytes.
+TEST(Bz2, RunLengthDecodeOverARecycledVectorKeepsNoStaleByte) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 200; ++k) {
+    const std::size_t n = k < 20 ? static_cast<std::size_t>(k) : 1 + rng() % (k % 10 == 0 ? 300000 : 3000);
+    const Bytes in = run_input(k % 4, n, 9, rng, seed + static_cast<std::uint64_t>(k));
+    Bytes encoded;
+    bz2::rle1_encode(in, encoded);
+    const std::size_t stale = k % 3 == 0 ? 0 : k % 3 == 1 ? n / 2 : 2 * n + 1000;  // fewer or more than the output
+    const std::size_t from = k % 5 == 0 ? std::min<std::size_t>(stale, 3) : 0;
+    Bytes out(stale, 0xEE);
+    SCOPED_TRACE(::testing::Message() << "input " << k << ": " << n << " bytes, " << stale << " stale, from " << from);
+    ASSERT_TRUE(bz2::rle1_decode(encoded, out, from));
+    ASSERT_EQ(out.size(), from + in.size());
+    ASSERT_TRUE(std::equal(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(from)));
+  }
+  Bytes out(4, 1);
+  EXPECT_THROW(bz2::rle1_decode(Bytes{1}, out, 5), parcomp::ContractError);  // past the vector's end
+}
+
 TEST(Bz2, PeriodicBlocksDifferInOrigPtrAlone) {
   for (const auto& [label, in] : std::vector<std::pair<std::string, Bytes>>{{"ab", periodic(65536, "ab")}, {"abc", periodic(300003, "abc")},
                                                                             {"one period", periodic(5000, "0123456789")}}) {
