@@ -70,8 +70,10 @@ def times_table(res: common.Results, experiment: str) -> str:
 def e2e_table(res: common.Results, experiment: str = "tool.e2e") -> str:
     """Whole programs' wall time (tool.e2e): a row per program and direction, a column per dataset,
     each cell the median wall seconds and GB/s of uncompressed data; then, per dataset, the ratio,
-    the peak host RSS and the GPUs' share of blocks of the largest input's rows."""
-    rows = res.select(experiment)
+    the peak host RSS and the GPUs' share of blocks of the largest input's rows. Device-resident
+    rows (variants ending in `kernels`: CUDA events, the data on the GPU) are another measure and
+    never share the table."""
+    rows = [r for r in res.select(experiment) if not r.variant.endswith("kernels")]
     if not rows:
         raise SystemExit(f"{res.path}: no results for {experiment}")
     datasets = sorted({r.dataset for r in rows}, key=common._dataset_order)

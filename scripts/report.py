@@ -169,6 +169,7 @@ def referenced_files(notes: dict) -> list[str]:
         files += meta.get("source", [])
         files += [spec.split()[i] for spec in meta.get("compare", []) for i in (0, 1)]
         files += [spec.split()[1] for spec in meta.get("table", []) if spec.split()[0] == "landscape" and len(spec.split()) > 1]
+        files += [spec.split()[2] for spec in meta.get("table", []) if spec.split()[0] == "e2e" and len(spec.split()) > 2]
     return sorted(set(files))
 
 
@@ -320,8 +321,12 @@ def build(root: Path = ROOT) -> str:
                 kind, _, arg = spec.partition(" ")
                 if kind == "summary":
                     out.append(summary.table(res, eid, int(arg) if arg else None))
-                elif kind == "e2e":
-                    out.append(summary.e2e_table(res, arg or eid))
+                elif kind == "e2e":  # arg: the experiment, then optionally another result file
+                    what, _, other_file = arg.partition(" ")
+                    other = sources.get(other_file) if other_file else res
+                    if other_file:
+                        out.append(f"`{other_file}` ({compare.describe(other)}):\n")
+                    out.append(summary.e2e_table(other, what or eid))
                 elif kind == "load":
                     out.append(summary.load_table(res, arg or eid))
                 elif kind == "sweep":

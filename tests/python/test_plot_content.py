@@ -459,3 +459,16 @@ def test_table4_1_from_a_file_with_both_kinds_of_rows_draws_both_figures(tmp_pat
     assert (tmp_path / "thesis.table4_1.png").exists() and (tmp_path / "thesis.table4_1.pipeline.png").exists()
     drawn = {c.get_label() for c in common.LAST_FIGURE.axes[0].containers}  # the last drawn: the stage's
     assert drawn == {"bwt.cpu.divbwt", "bwt.cpu.divbwt.mt", "bwt.gpu.fast", "bwt.gpu.paper"}, drawn
+
+
+def test_e2e_table_leaves_out_device_resident_rows():
+    """Wall times of programs and CUDA-event times of kernels are different measures: a result file
+    holding both (bz2.compress: the programs and gpu.kernels) gives a table of the programs alone."""
+    path = ROOT / "results" / "nvidia-h200" / "20261128-e6952e6" / "bz2.json.gz"
+    if not path.exists():
+        pytest.skip("no committed file with both kinds of rows")
+    res = common.load(path)
+    assert any(r.variant.endswith("kernels") for r in res.select("bz2.compress"))
+    table = module("summary").e2e_table(res, "bz2.compress")
+    assert "`parcomp`" in table and "`lbzip2`" in table
+    assert "kernels" not in table, table

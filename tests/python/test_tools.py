@@ -279,8 +279,8 @@ def test_report_counts_a_landscape_tables_other_run(tmp_path):
     import report
     note = tmp_path / "x.md"
     note.write_text("---\nsource: results/a/1.json\ntable: landscape\ntable: landscape results/b/2.json\n"
-                    "compare: results/a/1.json results/c/3.json .\n---\ntext\n")
-    assert report.referenced_files({"x": note}) == ["results/a/1.json", "results/b/2.json", "results/c/3.json"]
+                    "compare: results/a/1.json results/c/3.json .\ntable: e2e bz2.compress results/d/4.json\n---\ntext\n")
+    assert report.referenced_files({"x": note}) == ["results/a/1.json", "results/b/2.json", "results/c/3.json", "results/d/4.json"]
 
 
 def test_timeline_busy_leaves_out_waits():
