@@ -24,7 +24,6 @@ GpuBlockDecoder::GpuBlockDecoder(cudaStream_t stream, int level)
 
 GpuBlockDecoder::~GpuBlockDecoder() {
   if (host_ready_.valid()) host_ready_.wait();
-  if (stage_ready_.valid()) stage_ready_.wait();
   if (uploaded_ != nullptr) {  // an event of its own: the stream may be gone by now
     PARCOMP_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded_));
     PARCOMP_CUDA_CHECK_NOTHROW(cudaEventDestroy(uploaded_));
@@ -50,36 +49,21 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
   const std::size_t need = bz2gpu::decode_scratch_bytes(count_, limit_);
   if (need > scratch_.size_bytes()) scratch_ = DeviceBytes(need);
   // The windows and the table go up from pinned memory at the link's rate, copied there on a few
-  // host threads. A stage too small for this batch is pinned anew on a thread of its own, since
-  // pinning takes longer than the upload (docs/defaults.md), while this batch goes up from the
-  // windows themselves (pageable: a staged, slower copy), as every batch does where pinning fails.
+  // host threads; where pinning fails, from the windows themselves (pageable: a staged, slower copy).
   const std::size_t table_at = (total + 15) / 16 * 16, staged = table_at + count_ * sizeof(bz2gpu::BatchBlock);
-  if (staged > stage_bytes_ && stage_ready_.valid() && stage_ready_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    PinnedStage s = stage_ready_.get();
-    if (s.bytes >= staged) {  // the last stage's copies ended with the last collect()
-      stage_ = std::move(s.memory);
-      stage_bytes_ = s.bytes;
+  if (staged > stage_bytes_) {
+    stage_.reset();
+    stage_bytes_ = 0;
+    void* pinned = nullptr;
+    const std::size_t want = staged + staged / 4;  // room for the next batches' windows to vary
+    if (cudaMallocHost(&pinned, want) == cudaSuccess) {
+      stage_ = std::unique_ptr<std::uint8_t[], HostFree>(static_cast<std::uint8_t*>(pinned), HostFree{true});
+      stage_bytes_ = want;
+    } else {
+      (void)cudaGetLastError();  // not sticky
     }
   }
-  if (staged > stage_bytes_ && !stage_ready_.valid()) {
-    int device = 0;
-    PARCOMP_CUDA_CHECK(cudaGetDevice(&device));
-    const std::size_t want = staged + staged / 4;  // room for the next batches' windows to vary
-    stage_ready_ = std::async(std::launch::async, [want, device] {
-      PinnedStage s;
-      void* pinned = nullptr;
-      if (cudaSetDevice(device) == cudaSuccess && cudaMallocHost(&pinned, want) == cudaSuccess) {
-        s.memory = std::unique_ptr<std::uint8_t[], HostFree>(static_cast<std::uint8_t*>(pinned), HostFree{true});
-        s.bytes = want;
-      } else {
-        (void)cudaGetLastError();  // not sticky: the windows' pageable copies instead
-      }
-      return s;
-    });
-  }
-  const bool staging = stage_ && staged <= stage_bytes_;
-  last_load_staged_ = staging;
-  if (staging) {
+  if (stage_) {
     std::vector<std::pair<const std::vector<std::uint8_t>*, std::size_t>> order(at.begin(), at.end());
     std::uint8_t* const stage = stage_.get();
     for_each_block(order.size(), 4, [&](std::size_t k) {
@@ -105,7 +89,7 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
   if (count_ > 0) PARCOMP_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, count_ * sizeof(BlockSymbols), stream_));
   // From pageable memory the copies must end before the windows may go; the stage is reused only
   // after collect(), which waits for the stream.
-  if (!staging) PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (!stage_) PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 void GpuBlockDecoder::run() {

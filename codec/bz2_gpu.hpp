@@ -49,8 +49,6 @@ class GpuBlockDecoder {
   void load(std::span<const GpuBlockIn> blocks);
   // The GPU's stages over the loaded blocks (asynchronous: collect() or the stream waits for them).
   void run();
-  // Whether the last load() went up through the pinned stage (false: from the windows themselves).
-  bool last_load_staged() const { return last_load_staged_; }
   // The walk's lookup bits and threads for the next run()s (bz2gpu::WalkConfig; the bits are the same).
   void set_walk(bz2gpu::WalkConfig walk) { walk_ = walk; }
   // The bytes collect() brings back and ends at a time (consecutive blocks; one block where a block
@@ -91,16 +89,9 @@ class GpuBlockDecoder {
   };
   std::unique_ptr<std::uint8_t[], HostFree> host_;
   std::size_t host_bytes_ = 0;
-  // The batch's windows and block table on their way up (pinned; none where pinning failed), and
-  // a larger one being pinned off the lane's thread, taken by a load() once it is there.
+  // The batch's windows and block table on their way up (pinned; none where pinning failed).
   std::unique_ptr<std::uint8_t[], HostFree> stage_;
   std::size_t stage_bytes_ = 0;
-  struct PinnedStage {
-    std::unique_ptr<std::uint8_t[], HostFree> memory{nullptr, HostFree{true}};
-    std::size_t bytes = 0;
-  };
-  std::future<PinnedStage> stage_ready_;
-  bool last_load_staged_ = false;
   cudaEvent_t uploaded_ = nullptr;  // recorded after the last copy from the stage
   // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time,
   // so that the pinned memory kept is a piece, not the batch's 230 MB (docs/tool.md, --gpu-host-piece).

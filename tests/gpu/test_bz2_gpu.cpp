@@ -27,8 +27,6 @@
 #include <cstdlib>
 #include <random>
 #include <string>
-#include <thread>
-#include <chrono>
 
 namespace {
 using namespace parcomp;
@@ -86,36 +84,6 @@ TEST_F(Bz2Gpu, BlocksLibbz2WroteGiveTheCpuReadersBytes) {
   // collect() in pieces: a block at a time, and a few blocks at a time
   for (const std::size_t piece : {std::size_t{1}, std::size_t{3} << 20})
     expect_cpu_verdicts(blocks, "libbz2's blocks, collected in pieces of " + std::to_string(piece) + " bytes", {}, piece);
-}
-
-// A decoder's first batch goes up from the windows themselves while its pinned stage is made on
-// another thread; later batches go up through the stage. Both ways give the CPU reader's verdicts.
-TEST_F(Bz2Gpu, BatchesUploadedFromTheWindowsAndThroughThePinnedStageGiveTheSameBytes) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  std::vector<Bytes> files;
-  for (const auto& [name, in] : inputs(seed)) files.push_back(libbz2_compress(in, 9));
-  std::vector<bz2::GpuBlockIn> blocks;
-  for (const Bytes& f : files)
-    for (const std::uint64_t bit : bz2_block_bits(f)) blocks.push_back({&f, bit, true, bz2::Where{}});
-  cudaStream_t stream = nullptr;
-  PARCOMP_CUDA_CHECK(cudaStreamCreate(&stream));
-  {
-    bz2::GpuBlockDecoder decoder(stream, 9);
-    bool pageable = false, staged = false;
-    for (int round = 0; round < 400 && !(pageable && staged); ++round) {
-      decoder.load(blocks);
-      const bool this_staged = decoder.last_load_staged();
-      decoder.run();
-      const auto outs = decoder.collect(blocks);
-      parcomp::testing::expect_cpu_verdicts(blocks, outs, this_staged ? "through the pinned stage" : "from the windows");
-      (this_staged ? staged : pageable) = true;
-      if (!staged) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    EXPECT_TRUE(pageable) << "the first batch waits for no pinning";
-    EXPECT_TRUE(staged) << "no batch went up through the pinned stage";
-  }
-  PARCOMP_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
 TEST_F(Bz2Gpu, FalseCandidatesAndDamageGiveTheCpuReadersErrors) {
