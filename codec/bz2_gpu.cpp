@@ -38,7 +38,10 @@ void GpuBlockDecoder::load(std::span<const GpuBlockIn> blocks) {
     if (b.window == nullptr) throw ContractError("bz2::GpuBlockDecoder::load: a block without its window");
     if (at.emplace(b.window, total).second) total += b.window->size();
   }
-  windows_.grow(total + bz2gpu::kWindowPad);
+  // Grown with room to spare, since a batch's windows vary: a reallocation's cudaFree waits for the
+  // whole device, the other slot's kernels too.
+  const std::size_t window_bytes = total + bz2gpu::kWindowPad;
+  windows_.grow(window_bytes <= windows_.size() ? window_bytes : window_bytes + total / 4);
   std::vector<bz2gpu::BatchBlock> table(blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i)
     table[i] = {windows_.data() + at[blocks[i].window], blocks[i].window->size(), blocks[i].bit};
