@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Same-host A/B wall times: each labelled command runs RUNS times, the labels taking turns (run 1 of
-# every label, then run 2, ...), so that a host's drift spreads over all of them. Each run is one
+# every label, then run 2, ...), so that a host's drift spreads over all of them. Even rounds go
+# through the labels backwards, so that no label always follows the same one (a run's time can
+# depend on the run before it: docs/benchmarking.md). Each run is one
 # process timed by /usr/bin/time (wall seconds, peak RSS), its output file {out} compared with
 # --ref (when given) and removed. One JSON line a run into --jsonl; the median per label on stderr.
 #
@@ -28,8 +30,10 @@ while [ $# -gt 0 ]; do labels+=("$1"); commands+=("$2"); shift 2; done
 mkdir -p "$work"
 failed=0
 declare -A times
+after=""
 for ((r = 1; r <= runs; r++)); do
-  for i in "${!labels[@]}"; do
+  for ((k = 0; k < ${#labels[@]}; k++)); do
+    i=$(( r % 2 == 1 ? k : ${#labels[@]} - 1 - k ))
     out="$work/out.$i"
     cmd=${commands[$i]//\{out\}/$out}
     rm -f "$out"
@@ -46,12 +50,13 @@ for ((r = 1; r <= runs; r++)); do
       if cmp -s "$out" "$ref"; then same=true; else same=false; failed=1; fi
     fi
     [ $rc -ne 0 ] && failed=1
-    printf '{"label": "%s", "run": %d, "seconds": %s, "max_rss_kb": %s, "rc": %d, "output_bytes": %d, "same_as_ref": %s, "command": "%s"}\n' \
-      "${labels[$i]}" "$r" "$secs" "$kb" "$rc" "$(stat -c %s "$out" 2>/dev/null || echo 0)" "$same" "${cmd//\"/\\\"}" >> "$jsonl"
+    printf '{"label": "%s", "run": %d, "after": "%s", "seconds": %s, "max_rss_kb": %s, "rc": %d, "output_bytes": %d, "same_as_ref": %s, "command": "%s"}\n' \
+      "${labels[$i]}" "$r" "$after" "$secs" "$kb" "$rc" "$(stat -c %s "$out" 2>/dev/null || echo 0)" "$same" "${cmd//\"/\\\"}" >> "$jsonl"
     times[$i]="${times[$i]:-} $secs"
     [ $rc -ne 0 ] && { echo "wall-ab: ${labels[$i]} exited $rc:" >&2; tail -n 3 "$work/stderr" >&2; }
     [ "$same" = false ] && echo "wall-ab: ${labels[$i]}: the output differs from $ref" >&2
     rm -f "$out"
+    after=${labels[$i]}
   done
 done
 for i in "${!labels[@]}"; do

@@ -607,3 +607,16 @@ def test_python_bench_csv_read_and_dask(tmp_path):
     ours, theirs = rows["python.dask_csv/parcomp/workers=2"], rows["python.dask_csv/dask/workers=2"]
     assert ours["same_as_dask"] and ours["rows"] == theirs["rows"] == data.count(b"\n") - 1
     assert ours["partitions"] > 1 and theirs["partitions"] == 1
+
+
+def test_wall_ab_takes_the_labels_forwards_then_backwards(tmp_path):
+    """wall-ab.sh's rounds alternate direction, so that no label always runs after the same one
+    (a run's time can depend on the run before it); each row names the label run before it."""
+    rows = tmp_path / "ab.jsonl"
+    r = subprocess.run(["bash", ROOT / "scripts" / "maint" / "wall-ab.sh", "--runs", "3", "--jsonl", rows, "--work", tmp_path / "w", "--",
+                        "a", "true", "b", "true", "c", "true"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = [(x["label"], x["run"], x["after"]) for x in map(json.loads, rows.read_text().splitlines())]
+    assert got == [("a", 1, ""), ("b", 1, "a"), ("c", 1, "b"), ("c", 2, "c"), ("b", 2, "c"), ("a", 2, "b"),
+                   ("a", 3, "a"), ("b", 3, "a"), ("c", 3, "b")]
+    assert "wall-ab: b: median" in r.stderr
