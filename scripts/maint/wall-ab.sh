@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Same-host A/B wall times: each labelled command runs RUNS times, the labels taking turns (run 1 of
-# every label, then run 2, ...), so that a host's drift spreads over all of them. Even rounds go
-# through the labels backwards, so that no label always follows the same one (a run's time can
-# depend on the run before it: docs/benchmarking.md). Each run is one
+# every label, then run 2, ...), so that a host's drift spreads over all of them. The rounds' orders
+# are a Williams design: over N rounds (2N for an odd number N of labels) each label follows every
+# other one equally often within a round, since a run's time can depend on the run before it
+# (docs/benchmarking.md); each JSON line names the label run before it ("after"). Each run is one
 # process timed by /usr/bin/time (wall seconds, peak RSS), its output file {out} compared with
 # --ref (when given) and removed. One JSON line a run into --jsonl; the median per label on stderr.
 #
@@ -30,10 +31,26 @@ while [ $# -gt 0 ]; do labels+=("$1"); commands+=("$2"); shift 2; done
 mkdir -p "$work"
 failed=0
 declare -A times
+n=${#labels[@]}
+# Round r's order: row q = (r - 1) mod N (mod 2N for an odd N) of the design, 0, 1, N-1, 2, N-2, ...
+# shifted by q mod N, and backwards where q >= N.
+round_order() {
+  local q=$(( ($1 - 1) % (n % 2 == 1 ? 2 * n : n) )) j b
+  order=()
+  for ((j = 0; j < n; j++)); do
+    if ((j == 0)); then b=0; elif ((j % 2 == 1)); then b=$(( (j + 1) / 2 )); else b=$(( n - j / 2 )); fi
+    order+=($(( (b + q) % n )))
+  done
+  if ((q >= n)); then
+    local back=()
+    for ((j = n - 1; j >= 0; j--)); do back+=("${order[$j]}"); done
+    order=("${back[@]}")
+  fi
+}
 after=""
 for ((r = 1; r <= runs; r++)); do
-  for ((k = 0; k < ${#labels[@]}; k++)); do
-    i=$(( r % 2 == 1 ? k : ${#labels[@]} - 1 - k ))
+  round_order "$r"
+  for i in "${order[@]}"; do
     out="$work/out.$i"
     cmd=${commands[$i]//\{out\}/$out}
     rm -f "$out"

@@ -1,5 +1,6 @@
 """scripts/compare, scripts/report.py and scripts/ncu_summary.py on committed fixtures."""
 import json
+from collections import Counter
 import subprocess
 import sys
 from pathlib import Path
@@ -609,14 +610,25 @@ def test_python_bench_csv_read_and_dask(tmp_path):
     assert ours["partitions"] > 1 and theirs["partitions"] == 1
 
 
-def test_wall_ab_takes_the_labels_forwards_then_backwards(tmp_path):
-    """wall-ab.sh's rounds alternate direction, so that no label always runs after the same one
-    (a run's time can depend on the run before it); each row names the label run before it."""
+def wall_ab_order(tmp_path, labels: list[str], runs: int) -> list[tuple[str, int, str]]:
     rows = tmp_path / "ab.jsonl"
-    r = subprocess.run(["bash", ROOT / "scripts" / "maint" / "wall-ab.sh", "--runs", "3", "--jsonl", rows, "--work", tmp_path / "w", "--",
-                        "a", "true", "b", "true", "c", "true"], capture_output=True, text=True)
+    args = [a for label in labels for a in (label, "true")]
+    r = subprocess.run(["bash", ROOT / "scripts" / "maint" / "wall-ab.sh", "--runs", str(runs), "--jsonl", rows, "--work", tmp_path / "w", "--", *args],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    got = [(x["label"], x["run"], x["after"]) for x in map(json.loads, rows.read_text().splitlines())]
-    assert got == [("a", 1, ""), ("b", 1, "a"), ("c", 1, "b"), ("c", 2, "c"), ("b", 2, "c"), ("a", 2, "b"),
-                   ("a", 3, "a"), ("b", 3, "a"), ("c", 3, "b")]
-    assert "wall-ab: b: median" in r.stderr
+    assert f"wall-ab: {labels[-1]}: median" in r.stderr
+    return [(x["label"], x["run"], x["after"]) for x in map(json.loads, rows.read_text().splitlines())]
+
+
+@pytest.mark.parametrize("labels, runs, times", [("abcd", 4, 1), ("abc", 6, 2), ("ab", 4, 2), ("abcde", 10, 2)])
+def test_wall_ab_has_each_label_follow_every_other_equally_often(tmp_path, labels, runs, times):
+    """wall-ab.sh's rounds are a Williams design: within the rounds, each label runs after every other
+    one `times` times, each label once a round, and each row names the label run before it (a run's
+    time can depend on the run before it)."""
+    got = wall_ab_order(tmp_path, list(labels), runs)
+    assert len(got) == len(labels) * runs
+    for r in range(1, runs + 1):
+        assert sorted(x[0] for x in got if x[1] == r) == list(labels)
+    assert [x[2] for x in got] == [""] + [x[0] for x in got[:-1]]
+    pairs = Counter((x[2], x[0]) for k, x in enumerate(got) if k % len(labels) != 0)
+    assert pairs == Counter({(a, b): times for a in labels for b in labels if a != b})
