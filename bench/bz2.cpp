@@ -8,6 +8,10 @@
 //                      takes bz2gpu::kEncodeThreadsDefault): the encoder's sweep.
 // bz2.decompress/gpu.kernels.w<B>t<N>: the decoder with its walk's lookup of B bits (12, 11) in
 // CTAs of N threads (256, 64; bz2gpu::WalkConfig): the walk's sweep, each checked first.
+// bz2.decompress/gpu.kernels.b<B>[x2]: the file's blocks in batches of B (32, 64, 128), each batch
+// its own decoder, one after the other on one stream, or (x2) taking turns on two streams as the
+// engine's two slots do: how a GPU's rate falls with the batch it is given (a batch split among
+// GPUs is smaller); skipped where the file has no more than B blocks. Each checked first.
 // Named bz2.compress/<row>/<dataset>/n=<bytes>: bytes_per_second of the original (uncompressed)
 // input, bw_util, blocks, and for gpu.kernels ratio (the .bz2 file's size, from the encoder's bits,
 // over the input's). The wall time of the programs is in bench/tool.cpp
@@ -142,6 +146,23 @@ struct Bz2DecodeKept {
   std::vector<bz2::GpuBlockIn> blocks;  // point into file: the struct stays where it was made
   GpuTimingContext timing;
   std::unique_ptr<bz2::GpuBlockDecoder> decoder;
+  // The gpu.kernels.b<B>[x2] rows' decoders, batch after batch (made for the row that runs, B and
+  // its streams), the second stream and the events that join it to the timing stream.
+  std::size_t split_batch = 0;
+  bool split_two = false;
+  std::vector<std::unique_ptr<bz2::GpuBlockDecoder>> split;
+  cudaStream_t second = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  Bz2DecodeKept() = default;
+  Bz2DecodeKept(const Bz2DecodeKept&) = delete;
+  Bz2DecodeKept& operator=(const Bz2DecodeKept&) = delete;
+  ~Bz2DecodeKept() {
+    split.clear();
+    decoder.reset();
+    if (fork != nullptr) PARCOMP_CUDA_CHECK_NOTHROW(cudaEventDestroy(fork));
+    if (join != nullptr) PARCOMP_CUDA_CHECK_NOTHROW(cudaEventDestroy(join));
+    if (second != nullptr) PARCOMP_CUDA_CHECK_NOTHROW(cudaStreamDestroy(second));
+  }
 };
 std::unique_ptr<Bz2DecodeKept> g_decode_kept;
 
@@ -218,6 +239,84 @@ void bz2_decode(benchmark::State& state, int level, bz2gpu::WalkConfig walk, Byt
   if (state.error_occurred()) g_decode_kept.reset();
 }
 
+// The file's blocks in batches of `batch`, each on a decoder of its own (loaded once), on one
+// stream or taking turns on two.
+void prepare_split(Bz2DecodeKept& k, int level, std::size_t batch, bool two) {
+  if (k.split_batch == batch && k.split_two == two && !k.split.empty()) return;
+  k.split.clear();  // the last row's device memory first
+  if (two && k.second == nullptr) {
+    PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&k.second, cudaStreamNonBlocking));
+    PARCOMP_CUDA_CHECK(cudaEventCreateWithFlags(&k.fork, cudaEventDisableTiming));
+    PARCOMP_CUDA_CHECK(cudaEventCreateWithFlags(&k.join, cudaEventDisableTiming));
+  }
+  for (std::size_t first = 0, i = 0; first < k.blocks.size(); first += batch, ++i) {
+    const std::size_t count = std::min(batch, k.blocks.size() - first);
+    auto d = std::make_unique<bz2::GpuBlockDecoder>(two && i % 2 == 1 ? k.second : k.timing.stream(), level);
+    d->load(std::span<const bz2::GpuBlockIn>(k.blocks).subspan(first, count));
+    k.split.push_back(std::move(d));
+  }
+  PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
+  k.split_batch = batch;
+  k.split_two = two;
+}
+
+// The split decoders' kernels, queued after `stream`'s work and joined back to it.
+void run_split(Bz2DecodeKept& k, cudaStream_t stream) {
+  if (k.split_two) {
+    PARCOMP_CUDA_CHECK(cudaEventRecord(k.fork, stream));
+    PARCOMP_CUDA_CHECK(cudaStreamWaitEvent(k.second, k.fork, 0));
+  }
+  for (auto& d : k.split) d->run();
+  if (k.split_two) {
+    PARCOMP_CUDA_CHECK(cudaEventRecord(k.join, k.second));
+    PARCOMP_CUDA_CHECK(cudaStreamWaitEvent(stream, k.join, 0));
+  }
+}
+
+std::string check_split(Bz2DecodeKept& k) {
+  run_split(k, k.timing.stream());
+  std::vector<std::uint8_t> back;
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < k.split.size(); ++i) {
+    const std::size_t first = i * k.split_batch, count = std::min(k.split_batch, k.blocks.size() - first);
+    for (const auto& o : k.split[i]->collect(std::span<const bz2::GpuBlockIn>(k.blocks).subspan(first, count))) {
+      if (o.error) return fmt::format("block {}: the GPU decoder failed", b);
+      back.insert(back.end(), o.bytes.begin(), o.bytes.end());
+      ++b;
+    }
+  }
+  return back == k.input->bytes ? std::string() : "the GPU decoder's blocks in batches differ from the input";
+}
+
+void bz2_decode_split(benchmark::State& state, int level, std::size_t batch, bool two, ByteInputSpec spec, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    if (!g_decode_kept || g_decode_kept->label != spec.label) {
+      g_decode_kept.reset();
+      const auto in = byte_input(spec);
+      if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
+      if (in->bytes.empty()) return state.SkipWithError("skipped: empty input");
+      auto k = std::make_unique<Bz2DecodeKept>();
+      k->label = spec.label;
+      prepare_decode(*k, level, in);
+      g_decode_kept = std::move(k);
+    }
+    Bz2DecodeKept& k = *g_decode_kept;
+    if (k.blocks.size() <= batch)
+      return state.SkipWithError(fmt::format("skipped: {} blocks, not more than one batch of {}", k.blocks.size(), batch).c_str());
+    prepare_split(k, level, batch, two);
+    if (first_check(name)) {
+      if (const std::string bad = check_split(k); !bad.empty()) return fail(state, name, bad);
+    }
+    const double seconds = k.timing.run(state, name, [&](cudaStream_t stream) { run_split(k, stream); });
+    set_throughput_counters(state, k.input_bytes);
+    set_bandwidth_counter(state, k.file.size() + k.input_bytes, seconds);
+    state.counters["blocks"] = static_cast<double>(k.blocks.size());
+    state.counters["batches"] = static_cast<double>(k.split.size());
+  });
+  if (state.error_occurred()) g_decode_kept.reset();
+}
+
 }  // namespace
 
 void release_bz2() { g_decode_kept.reset(); }
@@ -240,6 +339,11 @@ void register_bz2() {
       for (const unsigned threads : {256u, 64u}) {
         const std::string v = fmt::format("bz2.decompress/gpu.kernels.w{}t{}/{}/n={}", bits, threads, spec.label, n);
         configure_gpu(benchmark::RegisterBenchmark(v.c_str(), bz2_decode, 9, bz2gpu::WalkConfig{bits, threads}, spec, v));
+      }
+    for (const std::size_t batch : {32, 64, 128})
+      for (const bool two : {false, true}) {
+        const std::string v = fmt::format("bz2.decompress/gpu.kernels.b{}{}/{}/n={}", batch, two ? "x2" : "", spec.label, n);
+        configure_gpu(benchmark::RegisterBenchmark(v.c_str(), bz2_decode_split, 9, batch, two, spec, v));
       }
   }
 }
