@@ -212,20 +212,34 @@ std::string check_decode(Bz2DecodeKept& k) {
   return back == k.input->bytes ? std::string() : "the GPU decoder's blocks differ from the input";
 }
 
+// The dataset's file and decoder, kept from row to row (made for a new dataset, the last one's
+// device memory freed first); null where the row is skipped (the reason given to state).
+Bz2DecodeKept* decode_kept(benchmark::State& state, int level, const ByteInputSpec& spec) {
+  if (!g_decode_kept || g_decode_kept->label != spec.label) {
+    g_decode_kept.reset();
+    const auto in = byte_input(spec);
+    if (!in->unavailable.empty()) {
+      state.SkipWithError(("skipped: " + in->unavailable).c_str());
+      return nullptr;
+    }
+    if (in->bytes.empty()) {
+      state.SkipWithError("skipped: empty input");
+      return nullptr;
+    }
+    auto k = std::make_unique<Bz2DecodeKept>();
+    k->label = spec.label;
+    prepare_decode(*k, level, in);
+    g_decode_kept = std::move(k);
+  }
+  return g_decode_kept.get();
+}
+
 void bz2_decode(benchmark::State& state, int level, bz2gpu::WalkConfig walk, ByteInputSpec spec, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
-    if (!g_decode_kept || g_decode_kept->label != spec.label) {
-      g_decode_kept.reset();  // the last dataset's device memory first
-      const auto in = byte_input(spec);
-      if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
-      if (in->bytes.empty()) return state.SkipWithError("skipped: empty input");
-      auto k = std::make_unique<Bz2DecodeKept>();
-      k->label = spec.label;
-      prepare_decode(*k, level, in);
-      g_decode_kept = std::move(k);
-    }
-    Bz2DecodeKept& k = *g_decode_kept;
+    Bz2DecodeKept* const kept = decode_kept(state, level, spec);
+    if (kept == nullptr) return;
+    Bz2DecodeKept& k = *kept;
     k.decoder->set_walk(walk);
     if (first_check(name)) {
       if (const std::string bad = check_decode(k); !bad.empty()) return fail(state, name, bad);
@@ -291,17 +305,9 @@ std::string check_split(Bz2DecodeKept& k) {
 void bz2_decode_split(benchmark::State& state, int level, std::size_t batch, bool two, ByteInputSpec spec, std::string name) {
   if (!require_gpu(state)) return;
   guarded(state, name, [&] {
-    if (!g_decode_kept || g_decode_kept->label != spec.label) {
-      g_decode_kept.reset();
-      const auto in = byte_input(spec);
-      if (!in->unavailable.empty()) return state.SkipWithError(("skipped: " + in->unavailable).c_str());
-      if (in->bytes.empty()) return state.SkipWithError("skipped: empty input");
-      auto k = std::make_unique<Bz2DecodeKept>();
-      k->label = spec.label;
-      prepare_decode(*k, level, in);
-      g_decode_kept = std::move(k);
-    }
-    Bz2DecodeKept& k = *g_decode_kept;
+    Bz2DecodeKept* const kept = decode_kept(state, level, spec);
+    if (kept == nullptr) return;
+    Bz2DecodeKept& k = *kept;
     if (k.blocks.size() <= batch)
       return state.SkipWithError(fmt::format("skipped: {} blocks, not more than one batch of {}", k.blocks.size(), batch).c_str());
     prepare_split(k, level, batch, two);
