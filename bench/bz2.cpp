@@ -12,6 +12,9 @@
 // its own decoder, one after the other on one stream, or (x2) taking turns on two streams as the
 // engine's two slots do: how a GPU's rate falls with the batch it is given (a batch split among
 // GPUs is smaller); skipped where the file has no more than B blocks. Each checked first.
+// bz2.decompress/gpu.kernels.twice[.w<B>t<N>]: all the file's blocks twice at once, on two streams
+// (two decoders), as one GPU's two slots hold two batches: whether the walk's configuration lets
+// the two batches' walks (one thread's chain per block) share the SMs; the rate counts both.
 // Named bz2.compress/<row>/<dataset>/n=<bytes>: bytes_per_second of the original (uncompressed)
 // input, bw_util, blocks, and for gpu.kernels ratio (the .bz2 file's size, from the encoder's bits,
 // over the input's). The wall time of the programs is in bench/tool.cpp
@@ -149,7 +152,7 @@ struct Bz2DecodeKept {
   // The gpu.kernels.b<B>[x2] rows' decoders, batch after batch (made for the row that runs, B and
   // its streams), the second stream and the events that join it to the timing stream.
   std::size_t split_batch = 0;
-  bool split_two = false;
+  bool split_two = false, split_twice = false;
   std::vector<std::unique_ptr<bz2::GpuBlockDecoder>> split;
   cudaStream_t second = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
@@ -255,23 +258,25 @@ void bz2_decode(benchmark::State& state, int level, bz2gpu::WalkConfig walk, Byt
 
 // The file's blocks in batches of `batch`, each on a decoder of its own (loaded once), on one
 // stream or taking turns on two.
-void prepare_split(Bz2DecodeKept& k, int level, std::size_t batch, bool two) {
-  if (k.split_batch == batch && k.split_two == two && !k.split.empty()) return;
+void prepare_split(Bz2DecodeKept& k, int level, std::size_t batch, bool two, bool twice = false) {
+  if (k.split_batch == batch && k.split_two == two && k.split_twice == twice && !k.split.empty()) return;
   k.split.clear();  // the last row's device memory first
   if (two && k.second == nullptr) {
     PARCOMP_CUDA_CHECK(cudaStreamCreateWithFlags(&k.second, cudaStreamNonBlocking));
     PARCOMP_CUDA_CHECK(cudaEventCreateWithFlags(&k.fork, cudaEventDisableTiming));
     PARCOMP_CUDA_CHECK(cudaEventCreateWithFlags(&k.join, cudaEventDisableTiming));
   }
-  for (std::size_t first = 0, i = 0; first < k.blocks.size(); first += batch, ++i) {
-    const std::size_t count = std::min(batch, k.blocks.size() - first);
-    auto d = std::make_unique<bz2::GpuBlockDecoder>(two && i % 2 == 1 ? k.second : k.timing.stream(), level);
-    d->load(std::span<const bz2::GpuBlockIn>(k.blocks).subspan(first, count));
-    k.split.push_back(std::move(d));
-  }
+  for (int copy = 0; copy < (twice ? 2 : 1); ++copy)
+    for (std::size_t first = 0; first < k.blocks.size(); first += batch) {
+      const std::size_t count = std::min(batch, k.blocks.size() - first);
+      auto d = std::make_unique<bz2::GpuBlockDecoder>(two && k.split.size() % 2 == 1 ? k.second : k.timing.stream(), level);
+      d->load(std::span<const bz2::GpuBlockIn>(k.blocks).subspan(first, count));
+      k.split.push_back(std::move(d));
+    }
   PARCOMP_CUDA_CHECK(cudaDeviceSynchronize());
   k.split_batch = batch;
   k.split_two = two;
+  k.split_twice = twice;
 }
 
 // The split decoders' kernels, queued after `stream`'s work and joined back to it.
@@ -289,17 +294,21 @@ void run_split(Bz2DecodeKept& k, cudaStream_t stream) {
 
 std::string check_split(Bz2DecodeKept& k) {
   run_split(k, k.timing.stream());
-  std::vector<std::uint8_t> back;
-  std::size_t b = 0;
-  for (std::size_t i = 0; i < k.split.size(); ++i) {
-    const std::size_t first = i * k.split_batch, count = std::min(k.split_batch, k.blocks.size() - first);
-    for (const auto& o : k.split[i]->collect(std::span<const bz2::GpuBlockIn>(k.blocks).subspan(first, count))) {
-      if (o.error) return fmt::format("block {}: the GPU decoder failed", b);
-      back.insert(back.end(), o.bytes.begin(), o.bytes.end());
-      ++b;
+  const std::size_t per_copy = k.split.size() / (k.split_twice ? 2 : 1);
+  for (std::size_t c = 0; c < k.split.size(); c += per_copy) {
+    std::vector<std::uint8_t> back;
+    std::size_t b = 0;
+    for (std::size_t i = 0; i < per_copy; ++i) {
+      const std::size_t first = i * k.split_batch, count = std::min(k.split_batch, k.blocks.size() - first);
+      for (const auto& o : k.split[c + i]->collect(std::span<const bz2::GpuBlockIn>(k.blocks).subspan(first, count))) {
+        if (o.error) return fmt::format("block {}: the GPU decoder failed", b);
+        back.insert(back.end(), o.bytes.begin(), o.bytes.end());
+        ++b;
+      }
     }
+    if (back != k.input->bytes) return "the GPU decoder's blocks in batches differ from the input";
   }
-  return back == k.input->bytes ? std::string() : "the GPU decoder's blocks in batches differ from the input";
+  return std::string();
 }
 
 void bz2_decode_split(benchmark::State& state, int level, std::size_t batch, bool two, ByteInputSpec spec, std::string name) {
@@ -319,6 +328,25 @@ void bz2_decode_split(benchmark::State& state, int level, std::size_t batch, boo
     set_bandwidth_counter(state, k.file.size() + k.input_bytes, seconds);
     state.counters["blocks"] = static_cast<double>(k.blocks.size());
     state.counters["batches"] = static_cast<double>(k.split.size());
+  });
+  if (state.error_occurred()) g_decode_kept.reset();
+}
+
+void bz2_decode_twice(benchmark::State& state, int level, bz2gpu::WalkConfig walk, ByteInputSpec spec, std::string name) {
+  if (!require_gpu(state)) return;
+  guarded(state, name, [&] {
+    Bz2DecodeKept* const kept = decode_kept(state, level, spec);
+    if (kept == nullptr) return;
+    Bz2DecodeKept& k = *kept;
+    prepare_split(k, level, k.blocks.size(), true, true);
+    for (auto& d : k.split) d->set_walk(walk);
+    if (first_check(name)) {
+      if (const std::string bad = check_split(k); !bad.empty()) return fail(state, name, bad);
+    }
+    const double seconds = k.timing.run(state, name, [&](cudaStream_t stream) { run_split(k, stream); });
+    set_throughput_counters(state, 2 * k.input_bytes);
+    set_bandwidth_counter(state, 2 * (k.file.size() + k.input_bytes), seconds);
+    state.counters["blocks"] = static_cast<double>(2 * k.blocks.size());
   });
   if (state.error_occurred()) g_decode_kept.reset();
 }
@@ -350,6 +378,13 @@ void register_bz2() {
       for (const bool two : {false, true}) {
         const std::string v = fmt::format("bz2.decompress/gpu.kernels.b{}{}/{}/n={}", batch, two ? "x2" : "", spec.label, n);
         configure_gpu(benchmark::RegisterBenchmark(v.c_str(), bz2_decode_split, 9, batch, two, spec, v));
+      }
+    const std::string t = fmt::format("bz2.decompress/gpu.kernels.twice/{}/n={}", spec.label, n);
+    configure_gpu(benchmark::RegisterBenchmark(t.c_str(), bz2_decode_twice, 9, bz2gpu::WalkConfig{}, spec, t));
+    for (const int bits : {12, 11})
+      for (const unsigned threads : {256u, 64u}) {
+        const std::string v = fmt::format("bz2.decompress/gpu.kernels.twice.w{}t{}/{}/n={}", bits, threads, spec.label, n);
+        configure_gpu(benchmark::RegisterBenchmark(v.c_str(), bz2_decode_twice, 9, bz2gpu::WalkConfig{bits, threads}, spec, v));
       }
   }
 }
