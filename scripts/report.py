@@ -231,6 +231,10 @@ def times_table(root: Path, spec: str) -> list[str]:
     return lines + [""]
 
 
+# The runs a whole program under a minute needs before its median is compared (the suite's rule).
+MIN_RUNS = 5
+
+
 def runs_table(root: Path, spec: str) -> list[str]:
     """A `runs: FILE PATTERN` line of a note: the labels of a same-host A/B file
     (scripts/maint/wall-ab.sh's JSON lines; env.txt beside it names the host and commits) that match
@@ -264,15 +268,21 @@ def runs_table(root: Path, spec: str) -> list[str]:
         kb = [r.get("max_rss_kb") for r in rs]
         return "-" if any(k is None for k in kb) else f"{max(kb) / 1e6:.2f} GB"
 
+    few = []  # labels run fewer than MIN_RUNS times though a run took under a minute
     for label, rs in by_label.items():
         if not rx.search(label):
             continue
         secs = sorted(r["seconds"] for r in rs)
+        if len(secs) < MIN_RUNS and statistics.median(secs) < 60:
+            few.append(f"`{label}` ({len(secs)})")
         ok = all(r["rc"] == 0 for r in rs)
         checked = {True: "yes", False: "**no**", None: "not compared"}[None if all(r["same_as_ref"] is None for r in rs)
                                                                      else all(r["same_as_ref"] is True for r in rs)]
         lines.append(f"| `{label}` | `{rs[0]['command'].replace('|', '&#124;')}` | {statistics.median(secs):.2f} [{secs[0]:.2f}, {secs[-1]:.2f}] | "
                      f"{len(secs)} | {rss(rs)} | {'yes' if ok else '**no**'}, {checked} |")
+    if few:
+        lines += ["", f"Fewer than {MIN_RUNS} runs of a program that ran under a minute: {', '.join(few)}; "
+                      "read these rows as indications, not as a comparison."]
     return lines + [""]
 
 

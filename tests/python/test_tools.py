@@ -565,6 +565,12 @@ def test_runs_table_gives_median_spread_and_failed_checks(tmp_path):
     assert "| 4.50 [4.00, 5.00] | 2 |" in b and b.endswith("| **no**, **no** |")
     assert "p &#124; q" in a
     assert not any(x.startswith("| `c`") for x in lines)
+    assert any(x.startswith("Fewer than 5 runs of a program that ran under a minute: `a` (3), `b` (2);") for x in lines)
+    five = "".join(json.dumps({"label": "e", "run": k, "seconds": 1.0, "max_rss_kb": 1, "rc": 0, "output_bytes": 1,
+                               "same_as_ref": None, "command": "e"}) + "\n" for k in range(5))
+    (d / "five.jsonl").write_text(five + json.dumps({"label": "long", "run": 1, "seconds": 61.0, "max_rss_kb": 1, "rc": 0,
+                                                     "output_bytes": 1, "same_as_ref": None, "command": "l"}) + "\n")
+    assert not any(x.startswith("Fewer than") for x in report.runs_table(tmp_path, "results/gpu/run/five.jsonl"))
     (d / "env.txt").write_text("NVIDIA H100 80GB HBM3, 580.1, 81559 MiB\nbuilt from commit abcdef0123 (with uncommitted changes)\n")
     with pytest.raises(report.ReportError, match="uncommitted"):
         report.runs_table(tmp_path, "results/gpu/run/x.jsonl")
