@@ -87,6 +87,8 @@ class BitReader {
 // BitReader.
 class WordBits {
  public:
+  // refill()'s prefetch distance on the GPU: a cache line.
+  static constexpr unsigned kPrefetchBytes = 128;
   PARCOMP_HD WordBits(const std::uint8_t* in, std::size_t size, std::uint64_t start_bit) : in_(in), size_(size) {
     const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(start_bit >> 3);
     base_ = at & ~std::uintptr_t{3};
@@ -149,8 +151,8 @@ class WordBits {
   // GPU without a branch: clamped funnel shifts, whose counts past 32 give zero where no word is
   // due, and the second word ahead loaded at every call (the same word again where none was taken:
   // an L1 hit), so that a word is loaded two refills before the window takes it and its load's wait
-  // falls off the walk's chain. Needs the span readable a few words past its end there
-  // (bz2gpu::kWindowPad): the words there are loaded as they lie, not as zeros, so bits past the
+  // falls off the walk's chain. Needs the span readable kPrefetchBytes and a few words past its end
+  // there (bz2gpu::kWindowPad): the words there are loaded as they lie, not as zeros, so bits past the
   // end are not BitReader's (callers hand a block whose codes reach them to a reader that checks
   // every bit).
   PARCOMP_HD void refill() {
@@ -164,6 +166,9 @@ class WordBits {
     k_ += due ? 1u : 0u;
     next_ = due ? next2_ : next_;
     next2_ = __ldg(reinterpret_cast<const unsigned*>(base_ + 4 * (std::uintptr_t{k_} + 1)));
+    // The bytes kPrefetchBytes ahead into L1, so that the walk's loads hit there: else each new
+    // line was a wait on the chain for L2 or DRAM. Within the readable pad past the span's end.
+    asm volatile("prefetch.global.L1 [%0+%1];" ::"l"(base_ + 4 * (std::uintptr_t{k_} + 1)), "n"(kPrefetchBytes));
 #else
     skip(0);
 #endif

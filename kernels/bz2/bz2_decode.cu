@@ -14,6 +14,8 @@ namespace parcomp::bz2gpu {
 namespace {
 
 constexpr unsigned kThreads = 256;
+// The walk's reads ahead of its span's end (WordBits::refill: its prefetch and two words) stay in the pad.
+static_assert(kWindowPad >= WordBits::kPrefetchBytes + 16);
 
 // A CTA per block, so that the blocks spread over the SMs: thread 0 reads the header, all threads
 // fill the walk's lookup tables in shared memory, thread 0 walks the codes.

@@ -193,7 +193,10 @@ PARCOMP_HD PARCOMP_COLD inline int open_block(const Batch& a, std::size_t b, bz2
 
 // One table of the walk's lookup: on the GPU in shared memory, read by its 32-bit shared address
 // (computed once a group: the generic address's conversion, left to the compiler, was redone at
-// every lookup, a slow read of the CTA's id on the walk's chain).
+// every lookup, a slow read of the CTA's id on the walk's chain). at(w): the entry of the window's
+// first Bits bits; on the GPU a shift and a multiply-add to the address, in PTX, since the
+// compiler's form of the same (a shift, a mask, an add) put one more instruction on the chain.
+template <int Bits>
 class WalkTable {
  public:
   PARCOMP_HD explicit WalkTable(const std::uint32_t* t) : t_(t) {
@@ -202,13 +205,15 @@ class WalkTable {
     asm("" : "+r"(s_));  // opaque: else the compiler rebuilt it from the CTA's id at every lookup
 #endif
   }
-  PARCOMP_HD std::uint32_t operator[](std::uint32_t i) const {
+  PARCOMP_HD std::uint32_t at(std::uint32_t window) const {
 #if defined(__CUDA_ARCH__)
     std::uint32_t e;
-    asm("ld.shared.u32 %0, [%1];" : "=r"(e) : "r"(s_ + 4 * i));
+    asm("{\n\t.reg .u32 i;\n\tshr.u32 i, %1, %3;\n\tmad.lo.u32 i, i, 4, %2;\n\tld.shared.u32 %0, [i];\n\t}"
+        : "=r"(e)
+        : "r"(window), "r"(s_), "n"(32 - Bits));
     return e;
 #else
-    return t_[i];
+    return t_[window >> (32 - Bits)];
 #endif
   }
 
@@ -236,7 +241,7 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
     starts[g] = static_cast<std::uint32_t>(br.used() - blk.bit);
     const int table = next_table;
     if (g + 1 < n_selectors) next_table = w.selectors[g + 1];
-    const WalkTable tl(lut + table * walk_entries<Bits>);
+    const WalkTable<Bits> tl(lut + table * walk_entries<Bits>);
     int left = bz2::kGroupSize;
     for (;;) {
       // The walk is one thread's chain of dependent instructions (ours): where more codes are left
@@ -247,36 +252,36 @@ PARCOMP_HD inline void walk_groups(const Batch& a, std::size_t b, const bz2::Blo
       // after it give 0 again and the last one's test sends the walk to one code.
       std::uint32_t e = 1;
       while (left > 4 * kWalkMaxCodes) {
-        const std::uint32_t e1 = tl[br.peek32() >> (32 - Bits)];
+        const std::uint32_t e1 = tl.at(br.peek32());
         br.take_low5(e1);
-        const std::uint32_t e2 = tl[br.peek32() >> (32 - Bits)];
+        const std::uint32_t e2 = tl.at(br.peek32());
         br.take_low5(e2);
         br.refill();
-        const std::uint32_t e3 = tl[br.peek32() >> (32 - Bits)];
+        const std::uint32_t e3 = tl.at(br.peek32());
         br.take_low5(e3);
-        e = tl[br.peek32() >> (32 - Bits)];
+        e = tl.at(br.peek32());
         br.take_low5(e);
         br.refill();
         left -= walk_count(e1) + walk_count(e2) + walk_count(e3) + walk_count(e);
         if (e == 0) break;
       }
       while (e != 0 && left > 2 * kWalkMaxCodes) {
-        const std::uint32_t e1 = tl[br.peek32() >> (32 - Bits)];
+        const std::uint32_t e1 = tl.at(br.peek32());
         br.take_low5(e1);
-        e = tl[br.peek32() >> (32 - Bits)];
+        e = tl.at(br.peek32());
         br.take_low5(e);
         br.refill();
         left -= walk_count(e1) + walk_count(e);
       }
       while (e != 0 && left > kWalkMaxCodes) {
-        e = tl[br.peek32() >> (32 - Bits)];
+        e = tl.at(br.peek32());
         br.take_low5(e);
         br.refill();
         left -= walk_count(e);
       }
       // The group's last codes: the first `left` of an entry's where it holds as many.
       while (e != 0 && left > 0) {
-        e = tl[br.peek32() >> (32 - Bits)];
+        e = tl.at(br.peek32());
         const int count = walk_count(e);
         if (count >= left) {
           br.skip_ahead(static_cast<int>(e >> (4 * left + 4) & 15u));
