@@ -41,15 +41,22 @@ constexpr std::array<std::array<std::uint32_t, 256>, 8> make_crc_slices() {
 }
 constexpr auto kCrcSlices = make_crc_slices();
 
-// Byte p + 1 of a magic that starts at bit 8p + s (s = 0..7) lies inside the magic, so its value
-// is fixed by the magic and s: 16 values in all, which reject most positions with one load.
-constexpr std::array<bool, 256> make_magic_filter() {
-  std::array<bool, 256> f{};
+// Bytes p + 1 .. p + 5 lie inside a magic that starts at bit 8p + s, whatever s (0..7), so each of
+// the four byte pairs among them is fixed by the magic, s and where it lies: 64 pairs of 65,536, a
+// bit each in an 8 KiB table. Every position has one byte p + 1 .. p + 4 on a grid of every fourth
+// byte, so one lookup rejects four positions at once (a filter on byte p + 1 alone let 6% of the
+// positions through, each a branch the CPU mispredicted).
+constexpr std::array<std::uint64_t, 1024> make_magic_pairs() {
+  std::array<std::uint64_t, 1024> f{};
   for (const std::uint64_t m : {kBlockMagic, kEndMagic})
-    for (int s = 0; s < 8; ++s) f[((m << (16 - s)) >> 48) & 0xff] = true;
+    for (int s = 0; s < 8; ++s)
+      for (int j = 0; j < 4; ++j) {  // bytes p + 1 + j, p + 2 + j: bits 8 + 8j .. 24 + 8j of the 64-bit window at p
+        const auto pair = static_cast<unsigned>(((m << (16 - s)) >> (40 - 8 * j)) & 0xffff);
+        f[pair >> 6] |= std::uint64_t{1} << (pair & 63);
+      }
   return f;
 }
-constexpr std::array<bool, 256> kMagicFilter = make_magic_filter();
+constexpr std::array<std::uint64_t, 1024> kMagicPairs = make_magic_pairs();
 
 [[noreturn]] void corrupt(const Where& where, std::uint64_t bit, const std::string& what) {
   Where w = where;
@@ -972,23 +979,37 @@ std::vector<std::uint8_t> decompress(std::span<const std::uint8_t> in, DecodeSta
 }
 
 namespace {
+// The magics that start at bits 8p .. 8p + 7 within [from_bit, to_bit): a 64-bit window at byte p;
+// the 48 bits at shift s of it are (w >> (16 - s)).
+void magics_at(std::span<const std::uint8_t> in, std::size_t p, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out) {
+  std::uint64_t w = 0;
+  for (std::size_t k = 0; k < 8; ++k) w = w << 8 | (p + k < in.size() ? in[p + k] : 0);
+  for (int s = 0; s < 8; ++s) {
+    const std::uint64_t b = p * 8 + static_cast<std::uint64_t>(s);
+    if (b < from_bit || b + 48 > to_bit) continue;
+    const std::uint64_t v = (w >> (16 - s)) & 0xFFFFFFFFFFFFull;
+    if (v == kBlockMagic) out.push_back({b, false});
+    else if (v == kEndMagic) out.push_back({b, true});
+  }
+}
+
+bool magic_pair(unsigned pair) { return (kMagicPairs[pair >> 6] >> (pair & 63) & 1) != 0; }
+
 void find_magics_serial(std::span<const std::uint8_t> in, std::uint64_t from_bit, std::uint64_t to_bit, std::vector<Magic>& out) {
   to_bit = std::min<std::uint64_t>(to_bit, in.size() * std::uint64_t{8});
   if (to_bit < from_bit + 48) return;
-  // A 64-bit window per byte; the 48 bits at shift s of it are (w >> (16 - s)).
   const std::size_t first = static_cast<std::size_t>(from_bit / 8), last = static_cast<std::size_t>((to_bit - 48) / 8);
-  for (std::size_t p = first; p <= last; ++p) {
-    if (p + 1 < in.size() && !kMagicFilter[in[p + 1]]) continue;
-    std::uint64_t w = 0;
-    for (std::size_t k = 0; k < 8; ++k) w = w << 8 | (p + k < in.size() ? in[p + k] : 0);
-    for (int s = 0; s < 8; ++s) {
-      const std::uint64_t b = p * 8 + static_cast<std::uint64_t>(s);
-      if (b < from_bit || b + 48 > to_bit) continue;
-      const std::uint64_t v = (w >> (16 - s)) & 0xFFFFFFFFFFFFull;
-      if (v == kBlockMagic) out.push_back({b, false});
-      else if (v == kEndMagic) out.push_back({b, true});
-    }
+  std::size_t p = first;
+  // Positions p .. p + 7 a step: the pairs at bytes p + 4 and p + 8 (each position has one of them
+  // among its bytes p + 1 .. p + 4), read from one big-endian word of bytes p + 2 .. p + 9.
+  for (; p + 7 <= last && p + 10 <= in.size(); p += 8) {
+    std::uint64_t x;
+    std::memcpy(&x, in.data() + p + 2, 8);
+    x = __builtin_bswap64(x);  // byte p + 2 first (a little-endian host, as the writer above assumes)
+    if (magic_pair(static_cast<unsigned>(x >> 32) & 0xffffu) | magic_pair(static_cast<unsigned>(x) & 0xffffu))  // no branch between
+      for (std::size_t q = p; q < p + 8; ++q) magics_at(in, q, from_bit, to_bit, out);
   }
+  for (; p <= last; ++p) magics_at(in, p, from_bit, to_bit, out);
 }
 }  // namespace
 
