@@ -14,8 +14,9 @@ namespace parcomp::bz2gpu {
 namespace {
 
 constexpr unsigned kThreads = 256;
-// The walk's reads ahead of its span's end (WordBits::refill: its prefetch and two words) stay in the pad.
-static_assert(kWindowPad >= WordBits::kPrefetchBytes + 16);
+// The walk's reads past its span's end stay in the pad: a group of codes (the end is tested after
+// each), the window and the two words ahead (32 bytes), and WordBits::refill's prefetch.
+static_assert(kWindowPad >= bz2::kGroupSize * bz2::kDecodeMaxLength / 8 + 32 + WordBits::kPrefetchBytes);
 
 // A CTA per block, so that the blocks spread over the SMs: thread 0 reads the header, all threads
 // fill the walk's lookup tables in shared memory, thread 0 walks the codes.

@@ -38,7 +38,7 @@ namespace parcomp::bz2gpu {
 // bit of its magic in them. The kWindowPad device bytes after each window must be readable (their
 // values do not matter): the walk loads words ahead without a bounds test, and a block whose codes
 // run past its window's end goes to the serial decoder, which reads zeros there.
-inline constexpr std::size_t kWindowPad = 256;
+inline constexpr std::size_t kWindowPad = 512;
 struct BatchBlock {
   const std::uint8_t* window = nullptr;
   std::uint64_t window_bytes = 0;
