@@ -137,6 +137,11 @@ struct Options {
   // output's byte there, in order, as indexed_bzip2's block_offsets() gives them; none when null.
   std::vector<std::pair<std::uint64_t, std::uint64_t>>* block_offsets = nullptr;
   Trace* trace = nullptr;  // records the run's timeline when set (parcomp --trace)
+  // The caller's process exits after this job (the parcomp program's last input): .bz2
+  // decompression leaves its kept host buffers and the GPUs' buffers to the exit, which releases
+  // them at once, instead of freeing them piece by piece first (docs/defaults.md). A library caller
+  // that goes on leaves it false.
+  bool leave_to_exit = false;
 };
 
 struct Stats {

@@ -635,6 +635,8 @@ void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st
     }  // else: nothing was ready while the other batch was held; it is ended now: claim again
   }
   if (blocks_done > 0) count_gpu(st, stats_m, device);
+  if (o.leave_to_exit)  // the device and pinned buffers go with the process's exit (Options::leave_to_exit)
+    for (Slot& sl : slots) (void)sl.decoder.release();
 }
 
 }  // namespace
@@ -1011,7 +1013,12 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
                return bytes_in;
              });
   };
-  return s.run(reader, cpu_worker, gpu_manager, writer);
+  Stats result = s.run(reader, cpu_worker, gpu_manager, writer);
+  if (o.leave_to_exit) {  // the kept buffers go with the process's exit (Options::leave_to_exit)
+    window_spares.leave_to_exit();
+    out_spares.leave_to_exit();
+  }
+  return result;
 }
 
 }  // namespace parcomp::engine

@@ -170,6 +170,12 @@ class Spares {
     const std::lock_guard lock(m_);
     return kept_.size();
   }
+  // The process exits next: what is kept is left to the exit, not freed (Options::leave_to_exit).
+  void leave_to_exit() {
+    const std::lock_guard lock(m_);
+    (void)new std::vector<T>(std::move(kept_));
+    kept_.clear();
+  }
 
  private:
   mutable std::mutex m_;

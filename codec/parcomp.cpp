@@ -454,6 +454,7 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
 
     engine::Options options = cli.engine;
     options.input_bytes = in_size;  // picks the workers (engine::Options::gpu_from_bytes, bz2_gpu_from_bytes)
+    options.leave_to_exit = &file == &cli.files.back();  // the program exits after its last input
     if (cli.verbose && !cli.quiet) options.on_note = [&](const std::string& s) { std::fprintf(stderr, "parcomp: %s: %s\n", name.c_str(), s.c_str()); };
     if (progress_on) {
       options.on_progress = [&, in_size](const engine::Progress& p) {

@@ -681,6 +681,21 @@ TEST(EngineSpares, KeepAtMostSomeLargeEnoughOnes) {
   EXPECT_EQ(seen.size(), 64u);
 }
 
+// Options::leave_to_exit: the kept buffers are let go of without being freed, for the process's
+// exit to release; nothing is handed out afterwards.
+TEST(EngineSpares, LeaveToExitKeepsThemAlive) {
+  using P = std::shared_ptr<int>;
+  engine::detail::Spares<P> s(4, [](const P&) { return std::size_t{1}; });
+  const P a = std::make_shared<int>(1), b = std::make_shared<int>(2);
+  s.give_back(a);
+  s.give_back(b);
+  s.leave_to_exit();
+  EXPECT_EQ(s.kept(), 0u);
+  EXPECT_FALSE(s.take().has_value());
+  EXPECT_EQ(a.use_count(), 2);  // the left copy was not destroyed
+  EXPECT_EQ(b.use_count(), 2);
+}
+
 }  // namespace
 
 namespace {
