@@ -620,3 +620,35 @@ def test_a_fifo_or_device_named_as_a_file_is_refused_without_f(tmp_path):
     r = run("-9", "-f", "-c", fifo, timeout=20)
     writer.wait(timeout=10)
     assert r.returncode == 0 and run("-dc", input_bytes=r.stdout).stdout == b"through a fifo"
+
+
+def processes_naming(word: str) -> list[str]:
+    found = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and p.name != str(os.getpid()):
+            try:
+                if word.encode() in (p / "cmdline").read_bytes():
+                    found.append(p.name)
+            except OSError:
+                pass
+    return found
+
+
+def test_the_program_leaves_no_process_behind_and_its_output_ends_with_it(tmp_path):
+    """The program leaves the release of its memory and GPU contexts to a child that shares them
+    and is killed once the program has gone: when the program exits, its output is whole and its
+    standard output closed, and no process of it stays (PARCOMP_EXIT=wait: the same without it)."""
+    data = text(2_000_000, seed=7)
+    for how in ("", "wait"):
+        src = tmp_path / f"leaving-{os.getpid()}-{how or 'child'}.txt"
+        src.write_bytes(data)
+        env = dict(os.environ, PARCOMP_EXIT=how)
+        r = subprocess.run([str(PARCOMP), "-9", "-c", str(src)], capture_output=True, env=env, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert run("-d", "-c", input_bytes=r.stdout).stdout == data
+        r = subprocess.run([str(PARCOMP), "-9", "-k", str(src)], capture_output=True, env=env, timeout=120)
+        assert r.returncode == 0 and run("-d", "-c", f"{src}.bz2").stdout == data
+        deadline = time.monotonic() + 5
+        while processes_naming(src.name) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_naming(src.name) == []
