@@ -601,8 +601,7 @@ bool may_use_gpus(const Cli& cli) {
   return false;
 }
 
-// A process's exit releases its memory and its GPU contexts (0.14-0.21 s for the contexts alone)
-// before the caller's wait returns. A child that shares both (clone with CLONE_VM | CLONE_FILES)
+// A process's exit releases its memory and its GPU contexts before the caller's wait returns. A child that shares both (clone with CLONE_VM | CLONE_FILES)
 // holds them instead until this process has left, and is then killed, so that the release runs
 // after the exit; standard input, output and error are closed first, so that a reader of the
 // output sees its end at once. PARCOMP_EXIT=wait leaves as before (docs/defaults.md).
