@@ -601,10 +601,11 @@ bool may_use_gpus(const Cli& cli) {
   return false;
 }
 
-// A process's exit releases its memory and its GPU contexts before the caller's wait returns. A child that shares both (clone with CLONE_VM | CLONE_FILES)
-// holds them instead until this process has left, and is then killed, so that the release runs
-// after the exit; standard input, output and error are closed first, so that a reader of the
-// output sees its end at once. PARCOMP_EXIT=wait leaves as before (docs/defaults.md).
+// A process's exit releases its memory and its GPU contexts before the caller's wait returns. A
+// child that shares both (clone with CLONE_VM | CLONE_FILES) holds them instead until this process
+// has left, and is then killed, so that the release runs after the exit; standard input, output
+// and error are closed first, so that a reader of the output sees its end at once.
+// PARCOMP_EXIT=wait leaves as before (docs/defaults.md).
 namespace {
 pid_t g_leaving = 0;
 int hold_until_parent_left(void*) {
