@@ -1,5 +1,6 @@
 // .bz2 blocks decoded on a GPU, host side. See bz2_gpu.hpp.
 #include "bz2_gpu.hpp"
+#include "bz2_ties.hpp"
 
 #include "core/parallel.hpp"
 #include "kernels/bwt/bwt.hpp"
@@ -235,7 +236,21 @@ void GpuBlockEncoder::sort(const std::uint8_t* rle, std::span<const std::uint64_
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(offsets_.data(), offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
   PARCOMP_CUDA_CHECK(cudaMemcpyAsync(crc_d_.data(), crc_.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
   bwt::forward_segments(in_.data(), offsets, last_.data(), primary_.data(), scratch_.data(), scratch_.size_bytes(), stream_);
-  // forward_segments waits for its last round, and so for the uploads before it: `rle` may go.
+  // forward_segments waits for its last round, and so for the uploads before it. Blocks with equal
+  // rotations get bzip2's row of rotation 0 among them (the sort's is the last), from the host.
+  const auto block = [&](std::size_t i) { return std::span<const std::uint8_t>(rle + offsets[i], offsets[i + 1] - offsets[i]); };
+  std::vector<std::uint32_t> tied, period;
+  for (std::size_t i = 0; i < count; ++i)
+    if (const std::size_t p = rotation_period(block(i)); p < block(i).size()) {
+      tied.push_back(static_cast<std::uint32_t>(i));
+      period.push_back(static_cast<std::uint32_t>(p));
+    }
+  if (tied.empty()) return;
+  std::vector<std::uint32_t> row(tied.size());
+  for_each_block(tied.size(), 0, [&](std::size_t k) { row[k] = bzip2_primary(block(tied[k]), period[k]); });
+  for (std::size_t k = 0; k < tied.size(); ++k)
+    PARCOMP_CUDA_CHECK(cudaMemcpyAsync(primary_.data() + tied[k], &row[k], sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
+  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `rle` and `row` may go
 }
 
 std::vector<BlockBits> GpuBlockEncoder::encode() {

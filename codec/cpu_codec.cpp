@@ -1,5 +1,6 @@
 // The CPU codec. See cpu_codec.hpp.
 #include "cpu_codec.hpp"
+#include "bz2_ties.hpp"
 
 #include "core/bits.hpp"
 #include "core/codes.hpp"
@@ -349,45 +350,47 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
   if (samples != nullptr) samples->assign((n + stride - 1) / stride, 0);
   std::uint32_t primary = 0;
   std::size_t period = 0;
-  const std::size_t shift = least_rotation(t, period);
-  if (period == n) {  // primitive: no two rotations are equal
-    // The least rotation R of a primitive block is a Lyndon word: its rotations sort as its
-    // suffixes, one suffix sort of n bytes. Row i's rotation starts at R position sa[i], original
-    // position (sa[i] + shift) mod n; its last byte is R[sa[i] - 1], read from rp = R[n-1] R.
-    std::uint8_t* rp = Workspace::Buffers::at_least(b.text, n + 1);
-    std::uint8_t* r = rp + 1;
-    std::memcpy(r, t.data() + shift, n - shift);
-    std::memcpy(r + (n - shift), t.data(), shift);
-    rp[0] = r[n - 1];
-    std::int32_t* sa = Workspace::Buffers::at_least(b.sa, n);
-    // Below 64 KiB libdivsufsort takes a millisecond or two on one thread, less than the parallel
-    // sort's set-up (its bucket counts zeroed and faulted in: 0.5 MiB, most of a 1 kB file's block).
-    const unsigned sort_threads = n >= kParallelSortFrom ? threads : 1;
-    if (!parallel_suffix_sort({r, n}, sa, sort_threads) && divsufsort(r, sa, static_cast<saidx_t>(n)) != 0)
-      throw std::runtime_error("divsufsort failed");
+  const std::size_t least = least_rotation(t, period);
+  // t is w = t[0 .. p) repeated k times, w primitive (k = 1: no two rotations of t are equal). The
+  // least rotation R of w is a Lyndon word: its rotations sort as its suffixes, one suffix sort of
+  // p bytes. Row i of w's rotations starts at R position sa[i], w position (sa[i] + shift) mod p;
+  // its last byte is R[sa[i] - 1], read from rp = R[p-1] R.
+  const std::size_t p = period, k = n / p, shift = least % p;
+  std::uint8_t* rp = Workspace::Buffers::at_least(b.text, p + 1);
+  std::uint8_t* r = rp + 1;
+  std::memcpy(r, t.data() + shift, p - shift);
+  std::memcpy(r + (p - shift), t.data(), shift);
+  rp[0] = r[p - 1];
+  std::int32_t* sa = Workspace::Buffers::at_least(b.sa, p);
+  // Below 64 KiB libdivsufsort takes a millisecond or two on one thread, less than the parallel
+  // sort's set-up (its bucket counts zeroed and faulted in: 0.5 MiB, most of a 1 kB file's block).
+  const unsigned sort_threads = p >= kParallelSortFrom ? threads : 1;
+  if (!parallel_suffix_sort({r, p}, sa, sort_threads) && divsufsort(r, sa, static_cast<saidx_t>(p)) != 0)
+    throw std::runtime_error("divsufsort failed");
+  if (k == 1) {
     // The R positions of the original rotations wanted: 0 (the primary) and every stride-th.
     const std::size_t to_r = (n - shift) % n;  // original position 0 in R
     if (samples == nullptr) {  // the primary alone (.bz2): one compare a row, no bitmap
       for (std::size_t i = 0; i < n; ++i) {
-        const auto p = static_cast<std::size_t>(sa[i]);
-        last[i] = rp[p];
-        if (p == to_r) primary = static_cast<std::uint32_t>(i);
+        const auto pos = static_cast<std::size_t>(sa[i]);
+        last[i] = rp[pos];
+        if (pos == to_r) primary = static_cast<std::uint32_t>(i);
       }
       return primary;
     }
     std::vector<std::uint8_t>& marks = b.marks;  // one bit per R position
     marks.assign(n / 8 + 1, 0);
     const std::size_t wanted = samples != nullptr ? samples->size() : 1;
-    for (std::size_t k = 0; k < wanted; ++k) {
-      std::size_t p = to_r + k * (samples != nullptr ? stride : 0);
-      if (p >= n) p -= n;
-      marks[p >> 3] = static_cast<std::uint8_t>(marks[p >> 3] | (1u << (p & 7)));
+    for (std::size_t j = 0; j < wanted; ++j) {
+      std::size_t pos = to_r + j * (samples != nullptr ? stride : 0);
+      if (pos >= n) pos -= n;
+      marks[pos >> 3] = static_cast<std::uint8_t>(marks[pos >> 3] | (1u << (pos & 7)));
     }
     for (std::size_t i = 0; i < n; ++i) {
-      const auto p = static_cast<std::size_t>(sa[i]);
-      last[i] = rp[p];
-      if (((marks[p >> 3] >> (p & 7)) & 1u) != 0) {
-        std::size_t s = p + shift;
+      const auto pos = static_cast<std::size_t>(sa[i]);
+      last[i] = rp[pos];
+      if (((marks[pos >> 3] >> (pos & 7)) & 1u) != 0) {
+        std::size_t s = pos + shift;
         if (s >= n) s -= n;
         if (s == 0) primary = static_cast<std::uint32_t>(i);
         if (samples != nullptr) (*samples)[s / stride] = static_cast<std::uint32_t>(i);
@@ -395,21 +398,22 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
     }
     return primary;
   }
-  // Equal rotations: sort the doubled block as the oracle does (starts >= n dropped).
-  std::uint8_t* tt = Workspace::Buffers::at_least(b.text, 2 * n);
-  std::memcpy(tt, t.data(), n);
-  std::memcpy(tt + n, t.data(), n);
-  std::int32_t* sa = Workspace::Buffers::at_least(b.sa, 2 * n);
-  if (divsufsort(tt, sa, static_cast<saidx_t>(2 * n)) != 0) throw std::runtime_error("divsufsort failed");
-  std::size_t row = 0;
-  for (std::size_t i = 0; i < 2 * n; ++i) {
-    const auto s = static_cast<std::size_t>(sa[i]);
-    if (s >= n) continue;
-    last[row] = t[s == 0 ? n - 1 : s - 1];
-    if (s == 0) primary = static_cast<std::uint32_t>(row);
-    if (samples != nullptr && s % stride == 0) (*samples)[s / stride] = static_cast<std::uint32_t>(row);
-    ++row;
+  // Equal rotations (k > 1): those from x, x + p, ... take k rows together, where w's rotation x
+  // sorts among w's; the oracle orders them by descending start (rotation x + j p at row
+  // k row_w(x) + k - 1 - j), and their last byte is w's.
+  std::vector<std::uint32_t> row_w;  // w's row of each rotation of w (for the samples)
+  if (samples != nullptr) row_w.resize(p);
+  for (std::size_t i = 0; i < p; ++i) {
+    const auto q = static_cast<std::size_t>(sa[i]);
+    std::memset(last + i * k, rp[q], k);
+    std::size_t w_at = q + shift;
+    if (w_at >= p) w_at -= p;
+    if (w_at == 0) primary = static_cast<std::uint32_t>(i * k + k - 1);
+    if (samples != nullptr) row_w[w_at] = static_cast<std::uint32_t>(i);
   }
+  if (samples != nullptr)
+    for (std::size_t x = 0; x < n; x += stride)
+      (*samples)[x / stride] = static_cast<std::uint32_t>(row_w[x % p] * k + k - 1 - x / p);
   return primary;
 }
 
@@ -880,7 +884,8 @@ void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out
   rle.clear();
   bz2::rle1_encode(input, rle);
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());
-  const std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b, threads);
+  std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b, threads);
+  if (const std::size_t period = bz2::rotation_period(rle); period < rle.size()) orig_ptr = bz2::bzip2_primary(rle, period, input);  // bzip2's row of equal rotations
   // On two or three threads the encoder's chunked MTF's extra passes ate its gain (Calgary book1
   // on a 2-core host: 48.2 against 47.2 ms, one block); the sort gains from two on.
   bz2::encode_block({last, rle.size()}, orig_ptr, bz2::block_crc(input), out, b.bz2_encode, threads >= 4 ? threads : 1);

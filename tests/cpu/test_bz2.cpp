@@ -6,6 +6,7 @@
 // libbz2 file for file: the same bytes where libbz2 succeeds, a CorruptDataError where it fails
 // (randomised blocks, bzip2 0.9.0's, read as libbz2 reads them).
 #include "codec/bz2.hpp"
+#include "codec/bz2_ties.hpp"
 #include "codec/engine.hpp"
 #include "core/errors.hpp"
 #include "datasets/synthetic.hpp"
@@ -571,6 +572,8 @@ TEST(Bz2, RunLengthDecodeOverARecycledVectorKeepsNoStaleByte) {
   EXPECT_THROW(bz2::rle1_decode(Bytes{1}, out, 5), parcomp::ContractError);  // past the vector's end
 }
 
+// The one-core writer orders equal rotations its own way: its bytes differ from libbz2's in
+// origPtr alone, and read back (the engine's are libbz2's: Bz2Engine.BlocksOfEqualRotationsAreBzip2s).
 TEST(Bz2, PeriodicBlocksDifferInOrigPtrAlone) {
   for (const auto& [label, in] : std::vector<std::pair<std::string, Bytes>>{{"ab", periodic(65536, "ab")}, {"abc", periodic(300003, "abc")},
                                                                             {"one period", periodic(5000, "0123456789")}}) {
@@ -808,8 +811,8 @@ TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
   all.emplace_back("many blocks", word_text(parcomp::testing::sized(1'500'007, 500'007), seed + 3));
   for (const auto& [label, in] : all) {
     for (const int level : {1, 9}) {
-      // libbz2's bytes; where a block is periodic (the long runs), the one-core writer's: the
-      // order of equal rotations is ours there, and origPtr alone differs from libbz2's.
+      // libbz2's bytes, periodic blocks (the long runs) included; the one-core writer's differ
+      // there in origPtr alone (it orders equal rotations its own way).
       const Bytes theirs = libbz2_compress(in, level), reference = parcomp::testing::bz2_compress(in, level);
       ASSERT_TRUE(reference == theirs || differ_in_orig_ptr_only(reference, theirs)) << label;
       for (const int threads : {1, 3, 8}) {
@@ -820,14 +823,71 @@ TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
         // encoder on several threads (8 workers, one or two blocks).
         if (threads == 8) o.input_bytes = in.size();
         const Bytes ours = engine_compress(in, o, seed, &st);
-        ASSERT_TRUE(ours == reference) << "first difference at byte "
-                                       << (std::mismatch(ours.begin(), ours.end(), reference.begin()).first - reference.begin()) << " of "
-                                       << ours.size();
+        ASSERT_TRUE(ours == theirs) << "first difference at byte " << (std::mismatch(ours.begin(), ours.end(), theirs.begin()).first - theirs.begin())
+                                    << " of " << ours.size();
         EXPECT_EQ(st.original_bytes, in.size());
         EXPECT_EQ(st.compressed_bytes, ours.size());
         EXPECT_EQ(engine_decompress(ours, bz2_options(level, threads), seed + 1), in);
       }
     }
+  }
+}
+
+// Blocks whose rotations tie (a shorter string repeated): bzip2 orders equal rotations its own
+// way, by either of its two sorts, and the engine gives libbz2's origPtr and so its bytes. Runs of
+// 255 make a block of "xxxx<251>" repeated (both sorts, by the count of runs; all 0xfb bytes take
+// the first sort's radix order alone), a text twice (the second sort below 10000 bytes, the first
+// sort's budget spent above), and a block cut where the input ends on a whole period.
+TEST(Bz2Engine, BlocksOfEqualRotationsAreBzip2s) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto twice = [](Bytes half) {
+    half.insert(half.end(), half.begin(), half.end());
+    return half;
+  };
+  const std::vector<std::pair<std::string, Bytes>> cases = {
+      {"a, 984 runs", Bytes(255 * 984, 'a')},
+      {"a, 5 runs", Bytes(255 * 5, 'a')},
+      {"zeros, a level-1 block and more", Bytes(255 * (19997 + 1 + rng() % 30000), 0)},
+      {"0xfb, the count byte", Bytes(255 * 2000, 0xfb)},
+      {"random twice, 12000 bytes", twice(run_free(6000, seed))},
+      {"random twice, 60000 bytes", twice(run_free(30000, seed + 1))},
+      {"xyz", periodic(3 * (20000 + rng() % 1000), "xyz")},
+      {"ab, odd count", periodic(2 * (5001 + 2 * (rng() % 100)), "ab")}};
+  for (const auto& [label, in] : cases) {
+    for (const int level : {1, 9}) {
+      SCOPED_TRACE(::testing::Message() << label << " (" << in.size() << " bytes), level " << level);
+      const Bytes theirs = libbz2_compress(in, level);
+      for (const int threads : {1, 3}) {
+        const Bytes ours = engine_compress(in, bz2_options(level, threads), seed);
+        ASSERT_TRUE(ours == theirs) << "first difference at byte " << (std::mismatch(ours.begin(), ours.end(), theirs.begin()).first - theirs.begin())
+                                    << " of " << ours.size();
+      }
+    }
+  }
+}
+
+// The smallest period dividing the length, against the naive search.
+TEST(Bz2, RotationPeriodIsTheSmallestWholePeriod) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto naive = [](const Bytes& t) {
+    for (std::size_t p = 1; p < t.size(); ++p)
+      if (t.size() % p == 0 && std::equal(t.begin() + static_cast<std::ptrdiff_t>(p), t.end(), t.begin())) return p;
+    return t.size();
+  };
+  EXPECT_EQ(bz2::rotation_period(Bytes{}), 0u);
+  EXPECT_EQ(bz2::rotation_period(Bytes{7}), 1u);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::size_t unit = 1 + rng() % 12, times = 1 + rng() % 40;
+    Bytes w(unit);
+    for (auto& c : w) c = static_cast<std::uint8_t>(rng() % 3);
+    Bytes t;
+    for (std::size_t j = 0; j < times; ++j) t.insert(t.end(), w.begin(), w.end());
+    if (rng() % 4 == 0) t[rng() % t.size()] ^= 1;  // a broken period
+    ASSERT_EQ(bz2::rotation_period(t), naive(t)) << t.size() << " bytes, unit " << unit;
   }
 }
 

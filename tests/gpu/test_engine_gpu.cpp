@@ -6,6 +6,7 @@
 #include "codec/gpu_warmup.hpp"
 #include "datasets/synthetic.hpp"
 #include "gpu_test.hpp"
+#include "common/libbz2.hpp"
 #include "kernels/common/device.hpp"
 
 #include <cuda.h>
@@ -195,15 +196,19 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
 
 namespace {
 
-// .bz2 with the GPUs sorting and writing the blocks (--gpu): the bytes of the CPU workers alone (which are
-// bzip2's, tests/cpu/test_bz2.cpp), GPU-only and mixed, over many batches and a short last block;
-// periodic blocks and runs included; the result reads back on the CPU.
+// .bz2 with the GPUs sorting and writing the blocks (--gpu): the bytes of the CPU workers alone and
+// libbz2's, GPU-only and mixed, over many batches and a short last block; periodic blocks and runs
+// included (zeros first: at level 1 blocks of equal rotations, whose row is bzip2's, not the GPU
+// sort's); the result reads back on the CPU.
 TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
-  Bytes in = datasets::bytes_with_entropy(sized(12 << 20, 2 << 20) + 777, 3.0, seed);
-  for (std::size_t i = 0; i < in.size(); i += 4096) in[i] = static_cast<std::uint8_t>(rng());
+  const std::size_t zeros = 255 * (2 * 19997 + rng() % 1000);  // two full level-1 blocks and more
+  Bytes in(zeros, 0);
+  const Bytes mixed = datasets::bytes_with_entropy(sized(12 << 20, 2 << 20) + 777, 3.0, seed);
+  in.insert(in.end(), mixed.begin(), mixed.end());
+  for (std::size_t i = zeros; i < in.size(); i += 4096) in[i] = static_cast<std::uint8_t>(rng());
   in.insert(in.end(), 300000, 'a');                           // runs: a block shortened by the initial stage
   for (int i = 0; i < 250000; ++i) in.push_back("xyz"[i % 3]);  // periodic rotations
   for (const int level : {1, 9}) {
@@ -214,6 +219,7 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
     cpu.use_gpus = false;
     cpu.cpu_threads = 2;
     const Bytes want = run(true, in, cpu);
+    ASSERT_TRUE(want == parcomp::testing::libbz2_compress(in, level));
     for (const int threads : {0, 3}) {
       SCOPED_TRACE(::testing::Message() << threads << " CPU workers");
       engine::Options gpu = cpu;

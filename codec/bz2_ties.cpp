@@ -1,0 +1,107 @@
+#include "bz2_ties.hpp"
+
+#include "bz2.hpp"
+
+#include <bzlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace parcomp::bz2 {
+
+std::size_t rotation_period(std::span<const std::uint8_t> t) {
+  const std::size_t n = t.size();
+  // The periods dividing n are closed under gcd (rotations by p and q compose to one by gcd(p, q)),
+  // so the smallest is n divided by every prime factor for as long as the quotient is a period.
+  const auto is_period = [&](std::size_t p) { return p < n && std::memcmp(t.data(), t.data() + p, n - p) == 0; };
+  std::size_t period = n, rest = n;
+  for (std::size_t q = 2; rest > 1; ++q) {
+    if (q * q > rest) q = rest;  // what is left is prime
+    if (rest % q != 0) continue;
+    while (rest % q == 0) rest /= q;
+    while (period % q == 0 && is_period(period / q)) period /= q;
+  }
+  return period;
+}
+
+namespace {
+
+// libbz2 on the block's input alone: the stream's first 18 bytes are its header (4), the block
+// magic (6), the block CRC (4), then the randomised bit and the 24-bit origPtr. One block: the
+// input is what bzip2's program put in one block, and level 9's blocks are the largest.
+std::uint32_t ask_libbz2(std::span<const std::uint8_t> input) {
+  bz_stream s{};
+  if (BZ2_bzCompressInit(&s, 9, 0, 30) != BZ_OK) throw std::bad_alloc();
+  std::array<char, 4096> out;
+  s.next_in = const_cast<char*>(reinterpret_cast<const char*>(input.data()));
+  s.next_out = out.data();
+  s.avail_out = static_cast<unsigned>(out.size());
+  std::size_t left = input.size();
+  int rc = BZ_RUN_OK;
+  while (s.total_out_lo32 < 18) {  // a block's input is at most 45.9 MB: one call
+    const auto take = static_cast<unsigned>(std::min<std::size_t>(left, std::size_t{1} << 30));
+    s.avail_in = take;
+    rc = BZ2_bzCompress(&s, take == left ? BZ_FINISH : BZ_RUN);
+    left -= take - s.avail_in;
+    if ((rc != BZ_RUN_OK && rc != BZ_FINISH_OK) || s.avail_out == 0) break;
+  }
+  const bool ok = (rc == BZ_RUN_OK || rc == BZ_FINISH_OK || rc == BZ_STREAM_END) && s.total_out_lo32 >= 18;
+  BZ2_bzCompressEnd(&s);
+  if (!ok) throw std::logic_error("libbz2 gave no block for a block's input (" + std::to_string(rc) + ")");
+  const auto byte = [&](int i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(out[static_cast<std::size_t>(i)])); };
+  return ((byte(14) << 24 | byte(15) << 16 | byte(16) << 8 | byte(17)) >> 7) & 0xFFFFFFu;
+}
+
+struct Kept {
+  std::mutex m;
+  std::map<std::pair<std::string, std::size_t>, std::shared_future<std::uint32_t>> rows;  // (one period, length)
+};
+
+std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+  if (!input.empty()) return ask_libbz2(input);
+  std::vector<std::uint8_t> decoded;
+  if (!rle1_decode(rle, decoded)) throw std::logic_error("bz2::bzip2_primary: a block's run-length bytes do not decode");
+  return ask_libbz2(decoded);
+}
+
+}  // namespace
+
+std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input) {
+  constexpr std::size_t kKeptPeriod = 64, kKeptRows = 256;
+  if (period > kKeptPeriod) return ask_for(rle, input);
+  static Kept kept;
+  std::pair<std::string, std::size_t> key{std::string(reinterpret_cast<const char*>(rle.data()), period), rle.size()};
+  std::promise<std::uint32_t> mine;
+  std::shared_future<std::uint32_t> theirs;
+  bool full = false;
+  {
+    const std::lock_guard lock(kept.m);
+    if (const auto it = kept.rows.find(key); it != kept.rows.end())
+      theirs = it->second;
+    else if (kept.rows.size() >= kKeptRows)
+      full = true;
+    else
+      kept.rows.emplace(std::move(key), mine.get_future().share());
+  }
+  if (theirs.valid()) return theirs.get();  // asked for already, or being asked for on another thread
+  if (full) return ask_for(rle, input);
+  try {
+    const std::uint32_t row = ask_for(rle, input);
+    mine.set_value(row);
+    return row;
+  } catch (...) {
+    mine.set_exception(std::current_exception());  // the waiters get the error too
+    throw;
+  }
+}
+
+}  // namespace parcomp::bz2
