@@ -90,7 +90,7 @@ std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t perio
     else if (kept.rows.size() >= kKeptRows)
       full = true;
     else
-      kept.rows.emplace(std::move(key), mine.get_future().share());
+      kept.rows.emplace(key, mine.get_future().share());
   }
   if (theirs.valid()) return theirs.get();  // asked for already, or being asked for on another thread
   if (full) return ask_for(rle, input);
@@ -99,7 +99,9 @@ std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t perio
     mine.set_value(row);
     return row;
   } catch (...) {
-    mine.set_exception(std::current_exception());  // the waiters get the error too
+    mine.set_exception(std::current_exception());  // the waiters get the error; a later call asks again
+    const std::lock_guard lock(kept.m);
+    kept.rows.erase(key);
     throw;
   }
 }
