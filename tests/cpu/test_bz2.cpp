@@ -868,6 +868,30 @@ TEST(Bz2Engine, BlocksOfEqualRotationsAreBzip2s) {
   }
 }
 
+// The row asked of libbz2 from the block's run-length bytes alone (as the GPU encoder asks) and
+// from its input (as the CPU workers ask) is the origPtr of libbz2's own file of that input; rows
+// of short periods kept for the process come back the same.
+TEST(Bz2, Bzip2PrimaryIsLibbz2sOrigPtr) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes twice = run_free(100 + rng() % 5000, seed);
+  twice.insert(twice.end(), twice.begin(), twice.end());
+  for (const Bytes& in : {twice, Bytes(255 * (1000 + rng() % 3000), 0), Bytes(255 * 984, 'a')}) {
+    SCOPED_TRACE(::testing::Message() << in.size() << " bytes");
+    Bytes rle;
+    bz2::rle1_encode(in, rle);
+    const std::size_t period = bz2::rotation_period(rle);
+    ASSERT_LT(period, rle.size());
+    const Bytes file = libbz2_compress(in, 9);
+    ASSERT_GE(file.size(), 18u);
+    const std::uint32_t want = ((std::uint32_t{file[14]} << 24 | std::uint32_t{file[15]} << 16 | std::uint32_t{file[16]} << 8 | file[17]) >> 7) & 0xFFFFFFu;
+    EXPECT_EQ(bz2::bzip2_primary(rle, period), want);
+    EXPECT_EQ(bz2::bzip2_primary(rle, period, in), want);
+    EXPECT_EQ(bz2::bzip2_primary(rle, period), want);
+  }
+}
+
 // The smallest period dividing the length, against the naive search.
 TEST(Bz2, RotationPeriodIsTheSmallestWholePeriod) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
