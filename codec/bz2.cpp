@@ -585,6 +585,16 @@ std::uint64_t encode_block_bits_threads(const std::uint8_t* last, std::uint32_t 
 
 }  // namespace
 
+void set_orig_ptr(BlockBits& block, std::uint32_t orig_ptr) {
+  if (block.bits < 105 || orig_ptr >= (1u << 24)) throw ContractError("bz2::set_orig_ptr: not a block's bits, or origPtr past 24 bits");
+  for (int k = 0; k < 24; ++k) {
+    const std::uint64_t bit = 81 + static_cast<std::uint64_t>(k);
+    const auto mask = static_cast<std::uint8_t>(0x80u >> (bit & 7));
+    std::uint8_t& byte = block.bytes[bit >> 3];
+    byte = static_cast<std::uint8_t>(((orig_ptr >> (23 - k)) & 1u) != 0 ? byte | mask : byte & ~mask);
+  }
+}
+
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
                   EncodeScratch& scratch, unsigned threads) {
   const std::size_t n = last.size();

@@ -116,6 +116,10 @@ struct EncodeScratch {
 void encode_block(std::span<const std::uint8_t> last, std::uint32_t orig_ptr, std::uint32_t crc, BlockBits& out,
                   EncodeScratch& scratch, unsigned threads = 1);
 
+// Writes origPtr (24 bits, 81 bits after the block magic) into a block's bits: the other row of a
+// block of equal rotations, which gives the same L column and so the same bits elsewhere.
+void set_orig_ptr(BlockBits& block, std::uint32_t orig_ptr);
+
 // A stream written block by block, its bits packed across block boundaries: header() once,
 // add() per block in order, finish() once. Complete bytes are appended to the vector given; the
 // partial last byte and the combined CRC are carried from call to call (a stream may be written in

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <future>
 #include <map>
@@ -75,7 +76,8 @@ std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::ui
 
 }  // namespace
 
-std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input) {
+std::optional<std::uint32_t> bzip2_primary_now(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input,
+                                               std::shared_future<std::uint32_t>& later) {
   constexpr std::size_t kKeptPeriod = 64, kKeptRows = 256;
   if (period > kKeptPeriod) return ask_for(rle, input);
   static Kept kept;
@@ -92,7 +94,11 @@ std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t perio
     else
       kept.rows.emplace(key, mine.get_future().share());
   }
-  if (theirs.valid()) return theirs.get();  // asked for already, or being asked for on another thread
+  if (theirs.valid()) {  // asked for already, or being asked for on another thread
+    if (theirs.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return theirs.get();
+    later = theirs;
+    return std::nullopt;
+  }
   if (full) return ask_for(rle, input);
   try {
     const std::uint32_t row = ask_for(rle, input);
@@ -104,6 +110,12 @@ std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t perio
     kept.rows.erase(key);
     throw;
   }
+}
+
+std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input) {
+  std::shared_future<std::uint32_t> later;
+  const std::optional<std::uint32_t> now = bzip2_primary_now(rle, period, input, later);
+  return now ? *now : later.get();
 }
 
 }  // namespace parcomp::bz2

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
+#include <optional>
 #include <span>
 
 namespace parcomp::bz2 {
@@ -24,5 +26,11 @@ std::size_t rotation_period(std::span<const std::uint8_t> t);
 // such a block is asked of libbz2 once. `input`: the block's input where the caller has it (else
 // it is decoded from `rle`).
 std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input = {});
+
+// The same, without waiting where another thread is asking libbz2 for the same block: then no
+// row, and `later` holds that ask's row to come (a block written with another row of its equals
+// takes it with set_orig_ptr, bz2.hpp).
+std::optional<std::uint32_t> bzip2_primary_now(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input,
+                                               std::shared_future<std::uint32_t>& later);
 
 }  // namespace parcomp::bz2

@@ -877,7 +877,8 @@ void decompress_block(Config config, const BlockEntry& entry, std::span<const st
   if (crc32(out) != entry.crc) corrupt(index, "CRC-32 of the decoded block does not match");
 }
 
-void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads) {
+void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads,
+                        std::shared_future<std::uint32_t>* row_later) {
   if (input.empty()) throw ContractError("cpu::bz2_compress_block: empty block");
   Workspace::Buffers& b = ws.buffers();
   RawBytes& rle = b.moved;
@@ -885,7 +886,12 @@ void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out
   bz2::rle1_encode(input, rle);
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());
   std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b, threads);
-  if (const std::size_t period = bz2::rotation_period(rle); period < rle.size()) orig_ptr = bz2::bzip2_primary(rle, period, input);  // bzip2's row of equal rotations
+  if (const std::size_t period = bz2::rotation_period(rle); period < rle.size()) {  // bzip2's row of equal rotations
+    if (row_later == nullptr)
+      orig_ptr = bz2::bzip2_primary(rle, period, input);
+    else if (const std::optional<std::uint32_t> now = bz2::bzip2_primary_now(rle, period, input, *row_later))
+      orig_ptr = *now;
+  }
   // On two or three threads the encoder's chunked MTF's extra passes ate its gain (Calgary book1
   // on a 2-core host: 48.2 against 47.2 ms, one block); the sort gains from two on.
   bz2::encode_block({last, rle.size()}, orig_ptr, bz2::block_crc(input), out, b.bz2_encode, threads >= 4 ? threads : 1);

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <span>
 #include <vector>
@@ -79,7 +80,11 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
 // `threads` > 1: the sort on that many threads (parallel_suffix_sort, libdivsufsort where it
 // declines), and from 4 threads on the encoder's MTF stage and table choices too
 // (bz2::encode_block), for a block that has several of the host's threads to itself.
-void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads = 1);
+// row_later (optional): a block of equal rotations whose bzip2 row another thread is asking libbz2
+// for is written with the sort's row, not waited for; *row_later then holds bzip2's row to come,
+// for bz2::set_orig_ptr before the block is written out.
+void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads = 1,
+                        std::shared_future<std::uint32_t>* row_later = nullptr);
 // The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (or written over a
 // recycled `out` from its start: overwrite, as bz2::decode_block).
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,

@@ -122,6 +122,7 @@ struct OutBits {
   bz2::BlockBits bits;
   std::size_t input_bytes = 0;
   bool gpu = false;
+  std::shared_future<std::uint32_t> row_later;  // bzip2's origPtr still to come (cpu::bz2_compress_block)
 };
 
 // A GPU worker's batch, readied on the host: the blocks after the initial run-length stage, one
@@ -448,7 +449,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     cpu_worker_loop(job, [block_threads](const InBlock& b, cpu::Workspace& ws) {
       OutBits r;
       r.input_bytes = b.bytes.size();
-      cpu::bz2_compress_block(b.bytes, r.bits, ws, block_threads);
+      cpu::bz2_compress_block(b.bytes, r.bits, ws, block_threads, &r.row_later);
       return r;
     });
   };
@@ -477,6 +478,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     };
     flush();
     const bool whole = s.in_order([&](OutBits& next) {
+      if (next.row_later.valid()) bz2::set_orig_ptr(next.bits, next.row_later.get());
       stream.add(next.bits, buf);
       flush();
       original += next.input_bytes;

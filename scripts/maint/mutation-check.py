@@ -179,6 +179,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "(*samples)[x / stride] = static_cast<std::uint32_t>(row_w[x % p] * k + x / p);", "cpu"),
     Mutation("bz2: equal rotations keep our row, not bzip2's", "codec/cpu_codec.cpp",
              "period < rle.size()) orig_ptr = bz2::bzip2_primary(rle, period, input);", "period < 1) orig_ptr = bz2::bzip2_primary(rle, period, input);", "cpu"),
+    Mutation("bz2: a block's row to come not written into it", "codec/engine_bz2.cpp",
+             "if (next.row_later.valid()) bz2::set_orig_ptr(next.bits, next.row_later.get());", "if (next.row_later.valid()) (void)next.row_later.get();", "cpu"),
     Mutation("bz2: a rotation period missed past the first prime factor", "codec/bz2_ties.cpp",
              "while (period % q == 0 && is_period(period / q)) period /= q;", "if (period % q == 0 && is_period(period / q)) period /= q;", "cpu"),
     # Datasets and plots of this suite's own experiments.

@@ -7,6 +7,7 @@
 // (randomised blocks, bzip2 0.9.0's, read as libbz2 reads them).
 #include "codec/bz2.hpp"
 #include "codec/bz2_ties.hpp"
+#include "codec/cpu_codec.hpp"
 #include "codec/engine.hpp"
 #include "core/errors.hpp"
 #include "datasets/synthetic.hpp"
@@ -823,7 +824,7 @@ TEST(Bz2Engine, WritesBzip2sBytesWithAnyWorkers) {
         // encoder on several threads (8 workers, one or two blocks).
         if (threads == 8) o.input_bytes = in.size();
         const Bytes ours = engine_compress(in, o, seed, &st);
-        ASSERT_TRUE(ours == theirs) << "first difference at byte " << (std::mismatch(ours.begin(), ours.end(), theirs.begin()).first - theirs.begin())
+        ASSERT_TRUE(ours == theirs) << "first difference at byte " << (std::mismatch(ours.begin(), ours.end(), theirs.begin(), theirs.end()).first - ours.begin())
                                     << " of " << ours.size();
         EXPECT_EQ(st.original_bytes, in.size());
         EXPECT_EQ(st.compressed_bytes, ours.size());
@@ -854,14 +855,17 @@ TEST(Bz2Engine, BlocksOfEqualRotationsAreBzip2s) {
       {"random twice, 12000 bytes", twice(run_free(6000, seed))},
       {"random twice, 60000 bytes", twice(run_free(30000, seed + 1))},
       {"xyz", periodic(3 * (20000 + rng() % 1000), "xyz")},
-      {"ab, odd count", periodic(2 * (5001 + 2 * (rng() % 100)), "ab")}};
+      {"ab, odd count", periodic(2 * (5001 + 2 * (rng() % 100)), "ab")},
+      {"q, six level-1 blocks and more: workers on the same block at once", Bytes(255 * (6 * 19997 + rng() % 19997), 'q')}};
   for (const auto& [label, in] : cases) {
     for (const int level : {1, 9}) {
       SCOPED_TRACE(::testing::Message() << label << " (" << in.size() << " bytes), level " << level);
       const Bytes theirs = libbz2_compress(in, level);
-      for (const int threads : {1, 3}) {
+      // Eight workers first, while no row is kept: blocks whose row another worker is asking for
+      // take it as they are written.
+      for (const int threads : {8, 3, 1}) {
         const Bytes ours = engine_compress(in, bz2_options(level, threads), seed);
-        ASSERT_TRUE(ours == theirs) << "first difference at byte " << (std::mismatch(ours.begin(), ours.end(), theirs.begin()).first - theirs.begin())
+        ASSERT_TRUE(ours == theirs) << "first difference at byte " << (std::mismatch(ours.begin(), ours.end(), theirs.begin(), theirs.end()).first - ours.begin())
                                     << " of " << ours.size();
       }
     }
@@ -890,6 +894,34 @@ TEST(Bz2, Bzip2PrimaryIsLibbz2sOrigPtr) {
     EXPECT_EQ(bz2::bzip2_primary(rle, period, in), want);
     EXPECT_EQ(bz2::bzip2_primary(rle, period), want);
   }
+}
+
+// origPtr written into a block's bits: those 24 bits alone change, and writing the row back gives
+// the block back.
+TEST(Bz2, SetOrigPtrWritesThe24BitsAlone) {
+  const Bytes in(255 * 984, 'a');
+  parcomp::cpu::Workspace ws;
+  bz2::BlockBits block;
+  parcomp::cpu::bz2_compress_block(in, block, ws);
+  const bz2::BlockBits kept = block;
+  const auto orig_ptr = [](const bz2::BlockBits& b) {
+    std::uint32_t v = 0;
+    for (int k = 0; k < 24; ++k) v = v << 1 | ((b.bytes[(81 + k) >> 3] >> (7 - ((81 + k) & 7))) & 1u);
+    return v;
+  };
+  EXPECT_EQ(orig_ptr(block), 327u);  // libbz2's
+  for (const std::uint32_t row : {0u, 1u, 983u, 0xABCDEFu, 0xFFFFFFu}) {
+    bz2::set_orig_ptr(block, row);
+    EXPECT_EQ(orig_ptr(block), row);
+    for (std::size_t i = 0; i < block.bytes.size(); ++i) {
+      if (i < 10 || i > 13) {
+        ASSERT_EQ(block.bytes[i], kept.bytes[i]) << "byte " << i;
+      }
+    }
+  }
+  bz2::set_orig_ptr(block, 327);
+  EXPECT_TRUE(block.bytes == kept.bytes);
+  EXPECT_THROW(bz2::set_orig_ptr(block, 1u << 24), parcomp::ContractError);
 }
 
 // The smallest period dividing the length, against the naive search.
