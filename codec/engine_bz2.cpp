@@ -101,22 +101,32 @@ struct InBlock {
 // the job whose blocks hold them.
 class ChunkPool {
  public:
-  explicit ChunkPool(std::size_t size) : size_(size) {}
+  // Chunks of `size` bytes, and for a need past it (a block of long runs whose input spans reads)
+  // chunks of `large` bytes, up to kLargeKept of them kept once given back: fresh ones took their
+  // page faults at every read of such an input (docs/defaults.md).
+  ChunkPool(std::size_t size, std::size_t large) : size_(size), large_size_(std::max(size, large)) {}
   ChunkPool(const ChunkPool&) = delete;
   ChunkPool& operator=(const ChunkPool&) = delete;
   std::size_t size() const { return size_; }
   // A chunk of at least `need` bytes (size() or more; not zeroed).
   std::shared_ptr<std::uint8_t> take(std::size_t need) {
-    if (need > size_) return std::shared_ptr<std::uint8_t>(new std::uint8_t[need], std::default_delete<std::uint8_t[]>());
+    if (need > size_) {
+      if (need > large_size_) return std::shared_ptr<std::uint8_t>(new std::uint8_t[need], std::default_delete<std::uint8_t[]>());
+      auto kept = large_.take();
+      std::uint8_t* p = kept ? kept->release() : new std::uint8_t[large_size_];
+      return std::shared_ptr<std::uint8_t>(p, [this](std::uint8_t* q) { large_.give_back(std::unique_ptr<std::uint8_t[]>(q)); });
+    }
     auto kept = spares_.take();
     std::uint8_t* p = kept ? kept->release() : new std::uint8_t[size_];
     return std::shared_ptr<std::uint8_t>(p, [this](std::uint8_t* q) { spares_.give_back(std::unique_ptr<std::uint8_t[]>(q)); });
   }
 
  private:
-  std::size_t size_;
+  static constexpr std::size_t kLargeKept = 3;
+  std::size_t size_, large_size_;
   Spares<std::unique_ptr<std::uint8_t[]>> spares_{std::numeric_limits<std::size_t>::max(),
                                                    [](const std::unique_ptr<std::uint8_t[]>&) { return std::size_t{0}; }};
+  Spares<std::unique_ptr<std::uint8_t[]>> large_{kLargeKept, [](const std::unique_ptr<std::uint8_t[]>&) { return std::size_t{0}; }};
 };
 struct OutBits {
   bz2::BlockBits bits;
@@ -351,7 +361,10 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // ms), each into a chunk of its own after 1 MiB of room for the unfinished block's bytes; larger
   // reads, since each cut_blocks call starts its threads afresh (docs/defaults.md).
   constexpr std::size_t kRead = std::size_t{32} << 20, kFirstRead = std::size_t{2} << 20, kHead = std::size_t{1} << 20;
-  ChunkPool chunks(kHead + kRead);  // before the job: its blocks hold chunks
+  // The largest chunk of its own an unfinished block needs: a block's input (runs of 255 make
+  // five bytes of its block_fill) and a read.
+  const std::size_t largest_block = (bz2::block_fill(o.level) / 5 + 2) * 255;
+  ChunkPool chunks(kHead + kRead, largest_block + kRead);  // before the job: its blocks hold chunks
   // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it.
   Scheduler<InBlock, OutBits> s(o, Format::bz2, 0, ".bz2 compression needs CPU workers or --gpu");
   auto& job = s.job;
