@@ -349,6 +349,7 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
   const std::size_t n = t.size();
   if (samples != nullptr) samples->assign((n + stride - 1) / stride, 0);
   std::uint32_t primary = 0;
+  if (n == 0) return primary;
   std::size_t period = 0;
   const std::size_t least = least_rotation(t, period);
   // t is w = t[0 .. p) repeated k times, w primitive (k = 1: no two rotations of t are equal). The
