@@ -343,15 +343,17 @@ namespace {
 constexpr std::size_t kParallelSortFrom = std::size_t{1} << 16;  // bytes of a block (forward_bwt)
 
 // L, the primary row and (stride != 0) the rows of every stride-th rotation, as the oracle
-// (reference::bwt_rotations) defines them.
+// (reference::bwt_rotations) defines them; *period_out (optional): t's smallest period dividing its
+// length (its length when no two rotations are equal).
 std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, std::vector<std::uint32_t>* samples,
-                          std::size_t stride, Workspace::Buffers& b, unsigned threads = 1) {
+                          std::size_t stride, Workspace::Buffers& b, unsigned threads = 1, std::size_t* period_out = nullptr) {
   const std::size_t n = t.size();
   if (samples != nullptr) samples->assign((n + stride - 1) / stride, 0);
   std::uint32_t primary = 0;
   if (n == 0) return primary;
   std::size_t period = 0;
   const std::size_t least = least_rotation(t, period);
+  if (period_out != nullptr) *period_out = period;
   // t is w = t[0 .. p) repeated k times, w primitive (k = 1: no two rotations of t are equal). The
   // least rotation R of w is a Lyndon word: its rotations sort as its suffixes, one suffix sort of
   // p bytes. Row i of w's rotations starts at R position sa[i], w position (sa[i] + shift) mod p;
@@ -886,8 +888,9 @@ void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out
   rle.clear();
   bz2::rle1_encode(input, rle);
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, rle.size());
-  std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b, threads);
-  if (const std::size_t period = bz2::rotation_period(rle); period < rle.size()) {  // bzip2's row of equal rotations
+  std::size_t period = 0;
+  std::uint32_t orig_ptr = forward_bwt(rle, last, nullptr, 0, b, threads, &period);
+  if (period < rle.size()) {  // bzip2's row of equal rotations
     if (row_later == nullptr)
       orig_ptr = bz2::bzip2_primary(rle, period, input);
     else if (const std::optional<std::uint32_t> now = bz2::bzip2_primary_now(rle, period, input, *row_later))

@@ -178,7 +178,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "(*samples)[x / stride] = static_cast<std::uint32_t>(row_w[x % p] * k + k - 1 - x / p);",
              "(*samples)[x / stride] = static_cast<std::uint32_t>(row_w[x % p] * k + x / p);", "cpu"),
     Mutation("bz2: equal rotations keep our row, not bzip2's", "codec/cpu_codec.cpp",
-             "period < rle.size()) orig_ptr = bz2::bzip2_primary(rle, period, input);", "period < 1) orig_ptr = bz2::bzip2_primary(rle, period, input);", "cpu"),
+             "  if (period < rle.size()) {  // bzip2's row of equal rotations", "  if (period < 1) {  // bzip2's row of equal rotations", "cpu"),
     Mutation("bz2: a block's row to come not written into it", "codec/engine_bz2.cpp",
              "if (next.row_later.valid()) bz2::set_orig_ptr(next.bits, next.row_later.get());", "if (next.row_later.valid()) (void)next.row_later.get();", "cpu"),
     Mutation("bz2: a rotation period missed past the first prime factor", "codec/bz2_ties.cpp",
