@@ -601,11 +601,11 @@ bool may_use_gpus(const Cli& cli) {
   return false;
 }
 
-// A process's exit releases its memory and its GPU contexts before the caller's wait returns. A
-// child that shares both (clone with CLONE_VM | CLONE_FILES) holds them instead until this process
-// has left, and is then killed, so that the release runs after the exit; standard input, output
-// and error are closed first, so that a reader of the output sees its end at once.
-// PARCOMP_EXIT=wait leaves as before (docs/defaults.md).
+// A process's exit releases its memory and its GPU contexts before the caller's wait returns.
+// PARCOMP_EXIT=child leaves them to a child that shares both (clone with CLONE_VM | CLONE_FILES),
+// killed once this process has left, so that the release runs after the exit; standard input,
+// output and error are closed first. Not the default: the killed child is an orphan that only an
+// init which reaps orphans removes (docs/defaults.md).
 namespace {
 pid_t g_leaving = 0;
 int hold_until_parent_left(void*) {
@@ -615,7 +615,7 @@ int hold_until_parent_left(void*) {
 }
 void leave_release_to_a_child() {
   const char* env = std::getenv("PARCOMP_EXIT");
-  if (env != nullptr && std::string_view(env) == "wait") return;
+  if (env == nullptr || std::string_view(env) != "child") return;
   alignas(64) static char stack[1 << 16];
   g_leaving = ::getpid();
   for (int fd = 0; fd <= 2; ++fd) ::close(fd);
