@@ -48,6 +48,11 @@ unsigned bz2_decode_lanes(const Options& o) { return o.bz2_gpu_decode_lanes != 0
 // Three lanes were the fastest measured (docs/defaults.md).
 constexpr std::size_t kBz2GpuCompressLanes = 3;
 std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gpu_lanes : kBz2GpuCompressLanes; }
+// .bz2 compression's input read and not yet written (Job::bytes_cap), and so a GPU's batches: a
+// block of long runs holds up to 51 times its block's bytes (45.9 MB at -9), so that blocks alone
+// bounded nothing (4 GB of zeros were all read before the first batch of 128 blocks, docs/defaults.md).
+// Ordinary inputs' blocks in flight hold less.
+constexpr std::uint64_t kBz2InputInFlight = std::uint64_t{1} << 30;
 
 // The options of a .bz2 job with GPUs: the GPU batch is .bz2's (Options::bz2_gpu_batch_blocks).
 Options with_bz2_batches(Options o, std::size_t batch) {
@@ -195,7 +200,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
-        b.items = job.claim(plan.batch, true);
+        b.items = job.claim(plan.batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
         if (!b.items.empty()) job.gpu_took_work();
         const double t1 = tr != nullptr ? tr->now() : 0.0;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
@@ -369,6 +374,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   Scheduler<InBlock, OutBits> s(o, Format::bz2, 0, ".bz2 compression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
+  job.bytes_cap = kBz2InputInFlight;
+  job.bytes_of = [](const InBlock& b) { return static_cast<std::uint64_t>(b.bytes.size()); };
 
   // Blocks where bzip2's program closes them, from reads into chunks of the pool (not zeroed); a
   // block is a view into its chunk. The next read runs on its own thread while the blocks of the

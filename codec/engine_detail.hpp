@@ -197,6 +197,11 @@ class Job {
   std::exception_ptr error;
   std::uint64_t read_blocks = 0, written_blocks = 0;
   std::size_t cap = 0;
+  // The reader's room in input bytes too (0: blocks alone): the blocks read and not yet written
+  // hold at most bytes_cap of them, one block at least. For inputs whose blocks can be large (a
+  // .bz2 block of long runs is up to 51 times its block's bytes); bytes_of gives an item's.
+  std::uint64_t bytes_cap = 0;
+  std::function<std::uint64_t(const Item&)> bytes_of;
   unsigned workers_running = 0;
   Trace* trace = nullptr;  // the options' timeline, if any
   // CPU workers beside the GPUs: once a GPU has taken its first batch (gpu_took_work), all but
@@ -218,7 +223,10 @@ class Job {
   void give_back(std::vector<Item> items) {
     if (items.empty()) return;
     const std::lock_guard lock(m);
-    for (Item& i : items) pending.push_back(std::move(i));
+    for (Item& i : items) {
+      pending_bytes_ += size_of(i);
+      pending.push_back(std::move(i));
+    }
     std::sort(pending.begin(), pending.end(), [](const Item& a, const Item& b) { return a.seq < b.seq; });
     cv.notify_all();
   }
@@ -253,24 +261,29 @@ class Job {
     stop = true;
     cv.notify_all();
   }
-  // Up to `max` items from the front. A GPU (wait_full) waits for a full batch while the input is
-  // still coming. `run`: only items whose seqs follow one another (a batch published as one result,
-  // keyed by its first seq: items given back leave gaps in the queue). Empty: nothing left (or
-  // stopped).
-  std::vector<Item> claim(std::size_t max, bool wait_full, bool run = false) {
+  // Up to `max` items from the front, and where max_bytes is set, items of up to max_bytes input
+  // bytes (one at least). A GPU (wait_full) waits for a full batch while the input is still coming.
+  // `run`: only items whose seqs follow one another (a batch published as one result, keyed by its
+  // first seq: items given back leave gaps in the queue). Empty: nothing left (or stopped).
+  std::vector<Item> claim(std::size_t max, bool wait_full, bool run = false, std::uint64_t max_bytes = 0) {
     std::unique_lock lock(m);
     cv.wait(lock, [&] {
       // A GPU takes less than a batch where the reader waits for room (a cap below the batch:
-      // --blocks-in-flight): no more blocks come until some are written.
+      // --blocks-in-flight, or the bytes' cap): no more blocks come until some are written.
       return stop || (input_done && pending.empty()) ||
-             (!pending.empty() && (!wait_full || pending.size() >= max || input_done || read_blocks - written_blocks >= cap));
+             (!pending.empty() && (!wait_full || pending.size() >= max || (max_bytes != 0 && pending_bytes_ >= max_bytes) ||
+                                   input_done || reader_held()));
     });
     std::vector<Item> out;
     if (stop) return out;
-    while (!pending.empty() && out.size() < max && (!run || out.empty() || pending.front().seq == out.back().seq + 1)) {
+    std::uint64_t taken = 0;
+    while (!pending.empty() && out.size() < max && (max_bytes == 0 || out.empty() || taken + size_of(pending.front()) <= max_bytes) &&
+           (!run || out.empty() || pending.front().seq == out.back().seq + 1)) {
+      taken += size_of(pending.front());
       out.push_back(std::move(pending.front()));
       pending.pop_front();
     }
+    pending_bytes_ -= taken;
     traced_claim(out, wait_full ? "gpu" : "cpu");
     cv.notify_all();
     return out;
@@ -283,6 +296,7 @@ class Job {
     std::vector<Item> out;
     if (stop || pending.empty() || (pending.size() < max && !input_done)) return out;
     while (!pending.empty() && out.size() < max) {
+      pending_bytes_ -= size_of(pending.front());
       out.push_back(std::move(pending.front()));
       pending.pop_front();
     }
@@ -301,12 +315,18 @@ class Job {
   // The reader's flow control: wait while too many blocks are read and not yet written.
   bool wait_for_room() {
     std::unique_lock lock(m);
-    cv.wait(lock, [&] { return stop || read_blocks - written_blocks < cap; });
+    cv.wait(lock, [&] { return stop || !reader_held(); });
     if (trace != nullptr) room_at_ = trace->now();
     return !stop;
   }
   void push(Item item) {
     const std::lock_guard lock(m);
+    if (bytes_of) {
+      const std::uint64_t b = bytes_of(item);
+      pending_bytes_ += b;
+      held_bytes_ += b;
+      unwritten_bytes_.push_back(b);
+    }
     pending.push_back(std::move(item));
     ++read_blocks;
     if (trace != nullptr) trace->add(trace->lane("reader"), "read", room_at_, trace->now(), 1);
@@ -339,6 +359,10 @@ class Job {
   void mark_written(std::uint64_t blocks) {
     const std::lock_guard lock(m);
     written_blocks += blocks;
+    for (std::uint64_t k = 0; k < blocks && !unwritten_bytes_.empty(); ++k) {
+      held_bytes_ -= unwritten_bytes_.front();
+      unwritten_bytes_.pop_front();
+    }
     if (trace != nullptr) trace->add(trace->lane("writer"), "write", got_at_, trace->now(), blocks);
     cv.notify_all();
   }
@@ -359,6 +383,12 @@ class Job {
   }
 
  private:
+  // With m held: the reader waits for room (blocks, or input bytes).
+  bool reader_held() const { return read_blocks - written_blocks >= cap || (bytes_cap != 0 && held_bytes_ >= bytes_cap); }
+  std::uint64_t size_of(const Item& i) const { return bytes_of ? bytes_of(i) : 0; }
+  std::uint64_t pending_bytes_ = 0, held_bytes_ = 0;  // the input bytes of the pending items, of those not yet written
+  std::deque<std::uint64_t> unwritten_bytes_;         // each block's, in input order, until written
+
   // The timeline's bookkeeping (with m held): a claim's items until the last is published (a GPU
   // publishes its batch item by item, maybe from another thread than the one that claimed it).
   struct TracedClaim {

@@ -442,6 +442,61 @@ TEST(EngineJob, AGpuTakesLessThanABatchWhereTheReaderWaitsForRoom) {
   for (const std::size_t n : sizes) EXPECT_LE(n, 3u);
 }
 
+// Where blocks can be large (a .bz2 block of long runs holds up to 51 times its block's bytes), the
+// reader's room is bounded in input bytes too (Job::bytes_cap): the reader stops once the blocks not
+// yet written hold that many, and a GPU then takes what is there; and a GPU's batch closes at its
+// own bytes (claim's max_bytes). Blocks alone let 4 GB of zeros be read before the first batch.
+struct SizedItem {
+  std::uint64_t seq = 0, bytes = 0;
+};
+TEST(EngineJob, TheReadersRoomAndAGpusBatchAreBoundedInInputBytes) {
+  for (const bool reader_bound : {true, false}) {
+    engine::detail::Job<SizedItem, int> job;
+    job.cap = 100;
+    job.bytes_of = [](const SizedItem& i) { return i.bytes; };
+    job.bytes_cap = reader_bound ? 100 : 0;
+    const std::uint64_t batch_bytes = reader_bound ? 0 : 80;
+    std::atomic<std::uint64_t> written{0}, most_ahead{0};
+    std::thread reader([&] {
+      for (std::uint64_t k = 0; k < 12; ++k) {
+        if (!job.wait_for_room()) return;
+        most_ahead = std::max(most_ahead.load(), k + 1 - written.load());  // blocks held once k is pushed
+        job.push(SizedItem{k, 40});
+      }
+      job.finish_input();
+    });
+    std::atomic<bool> done{false};
+    std::thread watchdog([&] {
+      for (int k = 0; k < 1000 && !done; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!done) job.fail(std::make_exception_ptr(std::runtime_error("a claim waited for 10 s")));
+    });
+    std::vector<std::size_t> sizes;
+    for (std::uint64_t first = 0;;) {
+      const auto batch = job.claim(5, true, false, batch_bytes);
+      if (batch.empty()) break;
+      sizes.push_back(batch.size());
+      EXPECT_EQ(batch.front().seq, first);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the GPU's work: the reader could run ahead
+      job.publish(first, 0, batch.size());
+      ASSERT_TRUE(job.next_in_order().has_value());
+      first += batch.size();
+      written = first;  // before the reader can see the room
+      job.mark_written(batch.size());
+    }
+    done = true;
+    watchdog.join();
+    reader.join();
+    EXPECT_FALSE(job.error) << "a claim waited for a batch the reader could not bring";
+    EXPECT_EQ(std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}), 12u);
+    if (reader_bound) {
+      EXPECT_LE(most_ahead.load(), 3u) << "the reader held more than 100 bytes and a block";
+      for (const std::size_t n : sizes) EXPECT_LE(n, 3u);
+    } else {
+      for (const std::size_t n : sizes) EXPECT_EQ(n, 2u) << "a batch closes at 80 bytes";
+    }
+  }
+}
+
 // The GPUs' batch is split among them: with G GPUs each takes a G-th of Options::gpu_batch_blocks,
 // never fewer than kMinGpuBatch (or the batch itself when it is smaller), so that the blocks in
 // flight, and the host memory holding them, stay what one GPU holds (a bound of 2 GB).
