@@ -168,6 +168,21 @@ inline bool no_run_of_four_starts_in_eight(const std::uint8_t* p) {
   const std::uint64_t w0 = load8(p), w1 = load8(p + 1), w2 = load8(p + 2), w3 = load8(p + 3);
   return (zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) == 0;
 }
+// The first position from `from` (and before `limit`) whose byte is not c: eight bytes a step, as
+// zero-filled inputs have stretches of megabytes.
+inline std::size_t stretch_end(const std::uint8_t* p, std::size_t from, std::size_t limit, std::uint8_t c) {
+  const std::uint64_t all = 0x0101010101010101ull * c;
+  std::size_t e = from;
+  while (e + 32 <= limit && ((load8(p + e) ^ all) | (load8(p + e + 8) ^ all) | (load8(p + e + 16) ^ all) | (load8(p + e + 24) ^ all)) == 0) e += 32;
+  while (e + 8 <= limit && load8(p + e) == all) e += 8;
+  while (e < limit && p[e] == c) ++e;
+  return e;
+}
+// The end of the initial run-length stage's run that starts at r: its stretch of equal bytes, at
+// most kMaxRun of them.
+inline std::size_t run_end(const std::uint8_t* p, std::size_t r, std::size_t n) {
+  return stretch_end(p, r + 1, std::min(n, r + kMaxRun), p[r]);
+}
 }  // namespace
 
 std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level, bool final) {
@@ -189,9 +204,19 @@ std::size_t cut_block(CutState& st, std::span<const std::uint8_t> in, int level,
       const std::uint64_t now = load8(p + i), before = load8(p + i - 1);
       const std::uint64_t x = now ^ before;  // a zero byte where a byte equals the one before it
       if (x == 0) {
-        if (run_len + 8 > kMaxRun) break;
-        run_len += 8;
-        i += 8;
+        // A stretch of run_ch from i, L bytes: the run being read reaches kMaxRun at byte
+        // i + first, and each kMaxRun bytes after it another run starts there, the run before it
+        // adding 5 bytes; the block fills at the run start whose 5 bytes reach `fill`.
+        const std::size_t len = stretch_end(p, i + 8, n, static_cast<std::uint8_t>(run_ch)) - i, first = kMaxRun - run_len;
+        const std::size_t starts = len > first ? (len - first - 1) / kMaxRun + 1 : 0;
+        const std::size_t filling = (fill - nblock + 4) / 5 - 1;  // the run start (0: the first) at which the block fills
+        if (filling < starts) {
+          st = CutState{};
+          return i + first + filling * kMaxRun;  // that run opens the next block
+        }
+        nblock += 5 * starts;
+        run_len = starts == 0 ? run_len + len : len - first - (starts - 1) * kMaxRun;
+        i += len;
         continue;
       }
       constexpr std::uint64_t kHigh = 0x8080808080808080ull;
@@ -298,8 +323,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
         r += 8;
         continue;
       }
-      std::size_t e = r + 1;
-      while (e < n && e - r < kMaxRun && p[e] == p[r]) ++e;
+      const std::size_t e = run_end(p, r, n);
       const std::size_t len = e - r;
       f(r, std::size_t{0}, len < 4 ? len : std::size_t{5});
       r = e;
@@ -327,8 +351,7 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
         r += 8;
       }
       if (r >= b) break;
-      std::size_t e = r + 1;
-      while (e < n && e - r < kMaxRun && p[e] == p[r]) ++e;
+      const std::size_t e = run_end(p, r, n);
       const std::size_t len = e - r;
       sum += len < 4 ? len : 5;
       r = e;
@@ -389,8 +412,7 @@ std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out) {
     }
     if (i >= n) break;
     const std::uint8_t c = p[i];
-    std::size_t j = i + 1;
-    while (j < n && p[j] == c && j - i < kMaxRun) ++j;
+    const std::size_t j = run_end(p, i, n);
     const std::size_t len = j - i;
     if (len < 4) {
       for (std::size_t k = 0; k < len; ++k) *o++ = c;

@@ -381,8 +381,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // block is a view into its chunk. The next read runs on its own thread while the blocks of the
   // last one are cut, and bz2::cut_blocks finds every cut in what has been read at once, its tiles
   // on every host thread (docs/defaults.md). When no block closes in what
-  // is there, the unfinished block's bytes go before the next read, in its chunk's room (or, from
-  // inputs of long runs, with it into a chunk of their own).
+  // is there, the unfinished block's bytes go before the next read, in its chunk's room (after a
+  // read whose unfinished block was larger than kHead, the next reads leave the largest block's
+  // room: a block of long runs spans reads).
   // The cut's threads: the host threads no CPU worker takes (at least one): with --gpu all of them,
   // beside CPU workers on every thread one (then cut_blocks cuts block after block, as before).
   // Until every CPU worker has a block, the workers wait for the reader: the reads and the cut take
@@ -395,20 +396,24 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     return job.gpu_working ? hardware : cut_threads;  // the CPU workers left for a GPU (an input of unknown size)
   };
   struct Read {
-    std::shared_ptr<std::uint8_t> chunk;  // the bytes from kHead on
-    std::size_t got = 0, asked = 0;
+    std::shared_ptr<std::uint8_t> chunk;  // the bytes from `head` on
+    std::size_t head = 0, got = 0, asked = 0;
   };
   auto reader = [&] {
-    auto read_next = [&](std::size_t n, unsigned threads) {
-      return std::async(std::launch::async, [&, n, threads] {
+    // `head`: the room before the bytes read for the unfinished block's; kHead, or after a read
+    // whose unfinished block did not fit there (long runs), the largest block's, so that the read's
+    // bytes are not copied again with it.
+    auto read_next = [&](std::size_t n, unsigned threads, std::size_t head) {
+      return std::async(std::launch::async, [&, n, threads, head] {
         Read r;
-        r.chunk = chunks.take(kHead + kRead);
+        r.head = head;
+        r.chunk = chunks.take(head + kRead);
         r.asked = n;
-        r.got = in.read_full(r.chunk.get() + kHead, n, std::min(threads, 8u));
+        r.got = in.read_full(r.chunk.get() + head, n, std::min(threads, 8u));
         return r;
       });
     };
-    std::future<Read> next = read_next(kFirstRead, threads_now(0));
+    std::future<Read> next = read_next(kFirstRead, threads_now(0), kHead);
     std::shared_ptr<std::uint8_t> buf;
     std::size_t len = 0, start = 0;
     std::deque<std::size_t> cuts;  // blocks found from start, not yet handed out
@@ -428,17 +433,17 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
         Read r = next.get();
         part("read()", at, 0);
         eof = r.got < r.asked;
-        if (!eof) next = read_next(kRead, threads_now(seq));
         const std::size_t tail = len - start;
-        if (tail <= kHead) {
-          if (tail > 0) std::memcpy(r.chunk.get() + kHead - tail, buf.get() + start, tail);
+        if (!eof) next = read_next(kRead, threads_now(seq), tail > kHead ? largest_block : kHead);
+        if (tail <= r.head) {
+          if (tail > 0) std::memcpy(r.chunk.get() + r.head - tail, buf.get() + start, tail);
           buf = std::move(r.chunk);
-          start = kHead - tail;
-          len = kHead + r.got;
+          start = r.head - tail;
+          len = r.head + r.got;
         } else {
           std::shared_ptr<std::uint8_t> own = chunks.take(tail + r.got);
           std::memcpy(own.get(), buf.get() + start, tail);
-          std::memcpy(own.get() + tail, r.chunk.get() + kHead, r.got);
+          std::memcpy(own.get() + tail, r.chunk.get() + r.head, r.got);
           buf = std::move(own);
           start = 0;
           len = tail + r.got;

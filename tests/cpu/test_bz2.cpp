@@ -346,11 +346,13 @@ TEST(Bz2, BlocksCutAsBzip2sProgramCutsThem) {
 
 // bzip2's block cut, one byte at a time (the lines of cut_block without its eight-byte steps).
 // n bytes of one run structure: kind 0 runs of 1 to kind0_longest bytes, 1 runs of up to 12, 2
-// runs of up to 300 with noise every 1 to 64 bytes, 3 text; runs of 1 to 4 values.
+// runs of up to 300 with noise every 1 to 64 bytes, 3 text, 4 stretches of up to 200000 bytes
+// (zero-filled regions); runs of 1 to 4 values.
 Bytes run_input(int kind, std::size_t n, unsigned kind0_longest, std::mt19937_64& rng, std::uint64_t text_seed) {
   if (kind == 3) return word_text(n, text_seed);
   Bytes in;
-  const unsigned values = 1 + static_cast<unsigned>(rng() % 4), longest = kind == 0 ? kind0_longest : kind == 1 ? 12 : 300;
+  const unsigned values = 1 + static_cast<unsigned>(rng() % 4);
+  const unsigned longest = kind == 0 ? kind0_longest : kind == 1 ? 12 : kind == 4 ? 200000 : 300;
   while (in.size() < n) in.insert(in.end(), 1 + rng() % longest, static_cast<std::uint8_t>('a' + rng() % values));
   in.resize(n);
   if (kind == 2)
@@ -381,21 +383,22 @@ std::size_t cut_one_by_one(const Bytes& in, int level) {
 
 TEST(Bz2, BlockCutsInEightByteStepsAreTheOneByOneCuts) {
   // Inputs of every run structure near the cut: runs of 1 to 300 bytes of 1 to 4 values, noise,
-  // text; the cut asked for all at once and as the input grows in pieces of random sizes.
+  // text, stretches of up to 200000 bytes (a block of them is megabytes, and its cut mostly inside
+  // one); the cut asked for all at once and as the input grows in pieces of random sizes.
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
-  for (int k = 0; k < 60; ++k) {
-    const int level = 1 + static_cast<int>(rng() % 2);
-    const std::size_t n = bz2::block_fill(level) + rng() % 60000;
-    const Bytes in = run_input(k % 4, n, 3, rng, seed + static_cast<std::uint64_t>(k));
+  for (int k = 0; k < 75; ++k) {
+    const int level = 1 + static_cast<int>(rng() % 2), kind = k % 5;
+    const std::size_t n = kind == 4 ? 52 * bz2::block_fill(level) : bz2::block_fill(level) + rng() % 60000;
+    const Bytes in = run_input(kind, n, 3, rng, seed + static_cast<std::uint64_t>(k));
     SCOPED_TRACE(::testing::Message() << "input " << k << ", level " << level);
     const std::size_t want = cut_one_by_one(in, level);
     ASSERT_EQ(bz2::cut_block(in, level, true), want);
     bz2::CutState st;
     std::size_t have = 0, got = 0;
     while (got == 0) {
-      have = std::min(in.size(), have + 1 + rng() % 9000);
+      have = std::min(in.size(), have + 1 + rng() % (kind == 4 ? 900000 : 9000));
       got = bz2::cut_block(st, std::span(in).first(have), level, have == in.size());
     }
     ASSERT_EQ(got, want);
@@ -483,7 +486,7 @@ TEST(Bz2, RunLengthStageInEightByteStepsIsBzip2s) {
   };
   for (int k = 0; k < 400; ++k) {
     const std::size_t n = k < 40 ? static_cast<std::size_t>(k) : 1 + rng() % (k % 10 == 0 ? 200000 : 2000);
-    const Bytes in = run_input(k % 4, n, 5, rng, seed + static_cast<std::uint64_t>(k));
+    const Bytes in = run_input(k % 5, n, 5, rng, seed + static_cast<std::uint64_t>(k));
     SCOPED_TRACE(::testing::Message() << "input " << k << " of " << n << " bytes");
     Bytes got = {1, 2, 3};
     const std::size_t added = bz2::rle1_encode(in, got);
