@@ -53,6 +53,9 @@ std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gp
 // bounded nothing (4 GB of zeros were all read before the first batch of 128 blocks, docs/defaults.md).
 // Ordinary inputs' blocks in flight hold less.
 constexpr std::uint64_t kBz2InputInFlight = std::uint64_t{1} << 30;
+// .bz2 decompression's decoded blocks not yet written (Job::result_bytes_cap): a block of long runs
+// decodes to up to 45.9 MB, and 64 of them waited on 16 threads (docs/defaults.md).
+constexpr std::uint64_t kBz2OutputInFlight = std::uint64_t{512} << 20;
 
 // The options of a .bz2 job with GPUs: the GPU batch is .bz2's (Options::bz2_gpu_batch_blocks).
 Options with_bz2_batches(Options o, std::size_t batch) {
@@ -678,13 +681,16 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   Spares<Bytes> window_spares{32, [](const Bytes& b) { return b.capacity(); }};
   // The blocks' decoded bytes likewise: the writer gives each back once written, the workers take
   // them for the next blocks (a fresh megabyte per block was page faults, and unmapping it once
-  // written stopped every thread of the process).
-  Spares<Bytes> out_spares{128, [](const Bytes& b) { return b.capacity(); }};
+  // written stopped every thread of the process); 256 MiB of them at most (blocks of long runs
+  // decode to up to 45.9 MB).
+  Spares<Bytes> out_spares{128, [](const Bytes& b) { return b.capacity(); }, std::size_t{256} << 20};
   const bz2::OutputBuffers out_buffers = [&out_spares] { return out_spares.take().value_or(Bytes()); };
   // Once a GPU works, the host threads are its: no CPU worker beside it.
   Scheduler<Candidate, Decoded> s(o, Format::bz2, 0, ".bz2 decompression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
+  job.result_bytes_cap = kBz2OutputInFlight;
+  job.result_bytes_of = [](const Decoded& d) { return static_cast<std::uint64_t>(d.bytes.size()); };
   // Shared with the reader, under job.m:
   std::set<std::uint64_t> blocks;          // block candidates handed out and not yet passed by the chain
   std::map<std::uint64_t, EndInfo> ends;   // end candidates, likewise
@@ -945,7 +951,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     auto pass = [&](std::uint64_t bit) {
       std::uint64_t n = 0;
       while (!blocks.empty() && *blocks.begin() < bit) {
-        job.done.erase(*blocks.begin());
+        job.drop_done_locked(*blocks.begin());
         blocks.erase(blocks.begin());
         ++n;
       }
@@ -954,6 +960,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       job.cv.notify_all();
     };
     for (;;) {
+      if (job.next_needed != chain) {
+        job.next_needed = chain;
+        job.cv.notify_all();
+      }
       job.cv.wait(lock, [&] { return job.stop || known_to > chain; });
       if (job.stop) return;
       if (auto e = ends.find(chain); e != ends.end()) {
@@ -991,7 +1001,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       job.cv.wait(lock, [&] { return job.stop || job.done.count(chain) != 0; });
       if (job.stop) return;
       const double got_at = o.trace != nullptr ? o.trace->now() : 0.0;
-      Decoded d = std::move(job.done[chain]);
+      Decoded d = job.take_done_locked(chain);
       ++block;
       if (d.error) {
         try {

@@ -21,6 +21,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -136,35 +137,38 @@ class ReadAhead {
 
 // Large buffers handed back for reuse (ours): a fresh one of tens of MB takes its page faults
 // on every use, on the host threads that bound a run (the .bz2 reader's chunks, the .bz2 GPU
-// batches' run-length buffers, the parcomp format's GPU output vectors). Up to `keep` are kept;
-// take(need) hands out the last given back whose size_of is `need` or more; a buffer given back
-// when `keep` are kept replaces the smallest of them if it is larger (else it is dropped).
+// batches' run-length buffers, the parcomp format's GPU output vectors). Up to `keep` are kept,
+// of `max_bytes` together at most; take(need) hands out the last given back whose size_of is
+// `need` or more; a buffer given back where there is no room replaces the smallest kept ones if it
+// is larger than each of them (else it is dropped).
 template <typename T>
 class Spares {
  public:
-  Spares(std::size_t keep, std::function<std::size_t(const T&)> size_of) : keep_(keep), size_of_(std::move(size_of)) {}
+  Spares(std::size_t keep, std::function<std::size_t(const T&)> size_of, std::size_t max_bytes = std::numeric_limits<std::size_t>::max())
+      : keep_(keep), max_bytes_(max_bytes), size_of_(std::move(size_of)) {}
   std::optional<T> take(std::size_t need = 0) {
     const std::lock_guard lock(m_);
     for (std::size_t k = kept_.size(); k-- > 0;)
       if (size_of_(kept_[k]) >= need) {
         T t = std::move(kept_[k]);
         kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(k));
+        bytes_ -= size_of_(t);
         return t;
       }
     return std::nullopt;
   }
   void give_back(T t) {
     const std::lock_guard lock(m_);
-    if (kept_.size() < keep_) {
-      kept_.push_back(std::move(t));
-      return;
-    }
-    if (kept_.empty()) return;
-    auto smallest = std::min_element(kept_.begin(), kept_.end(), [&](const T& a, const T& b) { return size_of_(a) < size_of_(b); });
-    if (size_of_(t) > size_of_(*smallest)) {
+    const std::size_t size = size_of_(t);
+    if (size > max_bytes_ || keep_ == 0) return;
+    while (kept_.size() >= keep_ || bytes_ + size > max_bytes_) {
+      auto smallest = std::min_element(kept_.begin(), kept_.end(), [&](const T& a, const T& b) { return size_of_(a) < size_of_(b); });
+      if (size_of_(*smallest) >= size) return;
+      bytes_ -= size_of_(*smallest);
       kept_.erase(smallest);
-      kept_.push_back(std::move(t));
     }
+    bytes_ += size;
+    kept_.push_back(std::move(t));
   }
   std::size_t kept() const {
     const std::lock_guard lock(m_);
@@ -175,12 +179,13 @@ class Spares {
     const std::lock_guard lock(m_);
     (void)new std::vector<T>(std::move(kept_));
     kept_.clear();
+    bytes_ = 0;
   }
 
  private:
   mutable std::mutex m_;
   std::vector<T> kept_;
-  std::size_t keep_;
+  std::size_t keep_, max_bytes_, bytes_ = 0;  // bytes_: size_of over kept_
   std::function<std::size_t(const T&)> size_of_;
 };
 
@@ -202,6 +207,12 @@ class Job {
   // .bz2 block of long runs is up to 51 times its block's bytes); bytes_of gives an item's.
   std::uint64_t bytes_cap = 0;
   std::function<std::uint64_t(const Item&)> bytes_of;
+  // The results' room in bytes (0: none): while the results not yet taken by the writer hold
+  // result_bytes_cap, workers claim only up to the writer's next item (next_needed, a seq the
+  // writer keeps), so that no more results pile up behind it (a .bz2 block of long runs decodes
+  // to up to 45.9 MB). For writers that take results with take_done_locked and drop_done_locked.
+  std::uint64_t result_bytes_cap = 0, next_needed = 0;
+  std::function<std::uint64_t(const Result&)> result_bytes_of;
   unsigned workers_running = 0;
   Trace* trace = nullptr;  // the options' timeline, if any
   // CPU workers beside the GPUs: once a GPU has taken its first batch (gpu_took_work), all but
@@ -271,8 +282,8 @@ class Job {
       // A GPU takes less than a batch where the reader waits for room (a cap below the batch:
       // --blocks-in-flight, or the bytes' cap): no more blocks come until some are written.
       return stop || (input_done && pending.empty()) ||
-             (!pending.empty() && (!wait_full || pending.size() >= max || (max_bytes != 0 && pending_bytes_ >= max_bytes) ||
-                                   input_done || reader_held()));
+             (!pending.empty() && room_for_results() &&
+              (!wait_full || pending.size() >= max || (max_bytes != 0 && pending_bytes_ >= max_bytes) || input_done || reader_held()));
     });
     std::vector<Item> out;
     if (stop) return out;
@@ -308,6 +319,7 @@ class Job {
   // workers publish a whole batch as one result).
   void publish(std::uint64_t first, Result r, std::uint64_t blocks = 1) {
     const std::lock_guard lock(m);
+    if (result_bytes_of) done_bytes_ += result_bytes_of(r);
     done.emplace(first, std::move(r));
     for (std::uint64_t k = 0; k < blocks; ++k) traced_publish(first + k);
     cv.notify_all();
@@ -353,8 +365,25 @@ class Job {
     }
     Result r = std::move(it->second);
     done.erase(it);
+    if (result_bytes_of) done_bytes_ -= result_bytes_of(r);
     if (trace != nullptr) got_at_ = trace->now();
     return r;
+  }
+  // With m held: the result of `key` (there), out of the results; and a result dropped if there.
+  Result take_done_locked(std::uint64_t key) {
+    auto it = done.find(key);
+    Result r = std::move(it->second);
+    done.erase(it);
+    if (result_bytes_of) done_bytes_ -= result_bytes_of(r);
+    cv.notify_all();
+    return r;
+  }
+  void drop_done_locked(std::uint64_t key) {
+    auto it = done.find(key);
+    if (it == done.end()) return;
+    if (result_bytes_of) done_bytes_ -= result_bytes_of(it->second);
+    done.erase(it);
+    cv.notify_all();
   }
   void mark_written(std::uint64_t blocks) {
     const std::lock_guard lock(m);
@@ -386,6 +415,10 @@ class Job {
   // With m held: the reader waits for room (blocks, or input bytes).
   bool reader_held() const { return read_blocks - written_blocks >= cap || (bytes_cap != 0 && held_bytes_ >= bytes_cap); }
   std::uint64_t size_of(const Item& i) const { return bytes_of ? bytes_of(i) : 0; }
+  // With m held and an item pending: whether a worker may claim (the results' room, or the item
+  // the writer waits for, or one before it, at the front).
+  bool room_for_results() const { return result_bytes_cap == 0 || done_bytes_ < result_bytes_cap || pending.front().seq <= next_needed; }
+  std::uint64_t done_bytes_ = 0;  // the results' bytes not yet taken
   std::uint64_t pending_bytes_ = 0, held_bytes_ = 0;  // the input bytes of the pending items, of those not yet written
   std::deque<std::uint64_t> unwritten_bytes_;         // each block's, in input order, until written
 

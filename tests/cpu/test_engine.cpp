@@ -23,6 +23,7 @@
 #include <numeric>
 
 #include <memory>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -693,6 +694,104 @@ namespace {
 // run-length buffers, the parcomp format's GPU output vectors): a buffer is handed out only if it
 // is large enough, the last given back first; no more than `keep` are kept, and when full a larger
 // one replaces the smallest; from many threads at once none is lost or handed out twice.
+// Kept buffers bounded in bytes too (.bz2 decompression's output vectors: a block of long runs
+// decodes to 45.9 MB): one larger than the bound is dropped, and one that does not fit replaces
+// smaller kept ones, else it is dropped.
+TEST(EngineSpares, KeepAtMostTheirBytes) {
+  using V = std::vector<int>;
+  engine::detail::Spares<V> s(8, [](const V& v) { return v.size(); }, 100);
+  s.give_back(V(60, 1));
+  s.give_back(V(50, 2));  // 110 > 100, and not larger than the 60: dropped
+  EXPECT_EQ(s.kept(), 1u);
+  s.give_back(V(30, 3));
+  s.give_back(V(80, 4));  // replaces the 30 and the 60
+  EXPECT_EQ(s.kept(), 1u);
+  s.give_back(V(200, 5));  // larger than the bound: dropped
+  auto a = s.take();
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->size(), 80u);
+  EXPECT_FALSE(s.take().has_value());
+  for (int k = 0; k < 10; ++k) s.give_back(V(10, k));
+  EXPECT_EQ(s.kept(), 8u) << "the count's bound first";
+}
+
+// Where the writer is slow and results are large (a .bz2 block of long runs decodes to 45.9 MB),
+// the results not yet taken by the writer stay within Job::result_bytes_cap (and one worker's
+// result): a worker then claims only the item the writer waits for (next_needed), so that the
+// writer never waits for ever.
+TEST(EngineJob, ResultsWaitingForTheWriterStayWithinTheirBytes) {
+  for (const bool bounded : {true, false}) {
+    TracedJob job;
+    job.cap = 100;
+    job.result_bytes_cap = bounded ? 100 : 0;
+    job.result_bytes_of = [](const int& r) { return static_cast<std::uint64_t>(r); };
+    constexpr std::uint64_t kItems = 12;
+    for (std::uint64_t k = 0; k < kItems; ++k) job.push(TraceItem{k});
+    job.finish_input();
+    std::thread worker([&] {
+      for (;;) {
+        const auto items = job.claim(1, false);
+        if (items.empty()) return;
+        job.publish(items.front().seq, 40);
+      }
+    });
+    std::uint64_t most = 0, most_late = 0;  // late: once the writer has taken half of them
+    for (std::uint64_t k = 0; k < kItems; ++k) {
+      std::unique_lock lock(job.m);
+      job.next_needed = k;
+      job.cv.notify_all();
+      ASSERT_TRUE(job.cv.wait_for(lock, std::chrono::seconds(10), [&] { return job.done.count(k) != 0; })) << "the writer waited for item " << k;
+      std::uint64_t held = 0;
+      for (const auto& [key, r] : job.done) held += static_cast<std::uint64_t>(r);
+      most = std::max(most, held);
+      if (k >= kItems / 2) most_late = std::max(most_late, held);
+      EXPECT_EQ(job.take_done_locked(k), 40);
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));  // a slow writer
+    }
+    job.halt();
+    worker.join();
+    if (bounded) {
+      EXPECT_LE(most, 140u) << "results piled up past the cap and one result";
+      EXPECT_GE(most_late, 80u) << "results taken by the writer free their room: the worker runs ahead again";
+    }
+    else
+      EXPECT_GT(most, 140u) << "without a cap the worker runs ahead (the test's own check)";
+  }
+}
+
+// The item the writer waits for is claimed even where the results' room is full: a GPU that gave
+// its batch's first item back (out of device memory) after publishing the others leaves that item
+// at the front of the queue behind a full room (without this the writer waited for ever).
+TEST(EngineJob, TheWritersNextItemIsClaimedPastAFullRoom) {
+  TracedJob job;
+  job.cap = 100;
+  job.result_bytes_cap = 100;
+  job.result_bytes_of = [](const int& r) { return static_cast<std::uint64_t>(r); };
+  for (std::uint64_t k = 0; k < 5; ++k) job.push(TraceItem{k});
+  job.finish_input();
+  auto batch = job.claim(4, true);
+  ASSERT_EQ(batch.size(), 4u);
+  for (std::size_t i = 1; i < batch.size(); ++i) job.publish(batch[i].seq, 40);  // 120 bytes: the room is full
+  job.give_back({batch.front()});
+  auto later = std::async(std::launch::async, [&] { return job.claim(1, false); });
+  if (later.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    job.halt();
+    FAIL() << "the item the writer waits for was not claimed";
+  }
+  const auto got = later.get();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.front().seq, 0u);
+  auto after = std::async(std::launch::async, [&] { return job.claim(1, false); });
+  EXPECT_EQ(after.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout) << "item 4 waits for room";
+  {
+    const std::lock_guard lock(job.m);
+    (void)job.take_done_locked(1);  // 80 bytes left: room again
+  }
+  ASSERT_EQ(after.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(after.get().front().seq, 4u);
+}
+
 TEST(EngineSpares, KeepAtMostSomeLargeEnoughOnes) {
   using V = std::vector<int>;
   engine::detail::Spares<V> s(2, [](const V& v) { return v.size(); });
