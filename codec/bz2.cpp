@@ -432,29 +432,35 @@ template std::size_t rle1_encode(std::span<const std::uint8_t>, RawBytes&);
 bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out) { return rle1_decode(in, out, out.size()); }
 
 namespace {
-// The bytes that in[p, stop) decodes to (p a start, as in rle1_decode's loop): to grow the output
-// once to its size where runs expand it past the first guess (a block of long runs decodes to up to
-// 45.9 MB, which doubling reached in six copies, each zero-filled first).
-std::size_t rle1_decoded_bytes(const std::uint8_t* p, const std::uint8_t* stop) {
-  std::size_t bytes = 0;
+// The initial run-length stage's pieces of [p, stop), p a start (the first byte, the byte after a
+// count, or a byte that differs from the one before it, where the count of equal bytes begins at
+// one), in order: eight() for eight plain bytes at p, plain(c, k) for one to three plain bytes,
+// run(c, len) for four equal bytes and their count (len = 4 + count). Each is called before p
+// moves past its bytes. False where four equal bytes end the input without their count.
+template <typename Eight, typename Plain, typename Run>
+bool walk_rle1(const std::uint8_t*& p, const std::uint8_t* stop, Eight&& eight, Plain&& plain, Run&& run) {
   while (p < stop) {
+    // Eight bytes at once where no four equal bytes begin among them: all eight are plain bytes,
+    // and p + 8 may be taken as a start (a run that reaches it from before stays shorter than four
+    // either way), as in rle1_encode.
     while (stop - p >= 11 && no_run_of_four_starts_in_eight(p)) {
-      bytes += 8;
+      eight();
       p += 8;
     }
     if (p >= stop) break;
     const std::uint8_t c = *p;
     const std::uint8_t* q = p + 1;
     while (q < stop && *q == c && q - p < 4) ++q;
-    if (q - p < 4 || q == stop) {
-      bytes += static_cast<std::size_t>(q - p);
+    if (q - p < 4) {  // one to three plain bytes; q is a start
+      plain(c, static_cast<std::size_t>(q - p));
       p = q;
       continue;
     }
-    bytes += 4 + std::size_t{*q};
-    p = q + 1;
+    if (q == stop) return false;
+    run(c, 4 + std::size_t{*q});
+    p = q + 1;  // after a count: a start, even if its byte equals c
   }
-  return bytes;
+  return true;
 }
 }  // namespace
 
@@ -467,13 +473,19 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
   std::uint8_t* o = out.data() + before;
   std::uint8_t* end = out.data() + out.size();
   const std::uint8_t* const stop = in.data() + n;
-  bool sized = false;  // grown once to the rest's decoded size
+  bool sized = false;
   auto room = [&](std::size_t need) {  // at least `need` bytes writable at o
     if (static_cast<std::size_t>(end - o) >= need) return;
     const std::size_t at = static_cast<std::size_t>(o - out.data());
     if (!sized) {
+      // Once, to the rest's decoded size (a block of long runs decodes to up to 45.9 MB, which
+      // doubling reached in six copies, each zero-filled first).
       sized = true;
-      out.resize(at + std::max(need, rle1_decoded_bytes(p, stop)));
+      std::size_t rest = 0;
+      const std::uint8_t* r = p;
+      walk_rle1(
+          r, stop, [&] { rest += 8; }, [&](std::uint8_t, std::size_t k) { rest += k; }, [&](std::uint8_t, std::size_t len) { rest += len; });
+      out.resize(at + std::max(need, rest));
     } else {
       // This block's part doubles, not the whole vector (out may hold many blocks before it).
       out.resize(std::max(at + (at - before) + need, at + need + (n - static_cast<std::size_t>(p - in.data())) + 512));
@@ -481,40 +493,24 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
     o = out.data() + at;
     end = out.data() + out.size();
   };
-  // p is always a start: the first byte, the byte after a count, or a byte that differs from the
-  // one before it, where the count of equal bytes begins at one.
-  while (p < stop) {
-    // Eight bytes at once where no four equal bytes begin among them: all eight are plain bytes,
-    // and p + 8 may be taken as a start (a run that reaches it from before stays shorter than four
-    // either way), as in rle1_encode.
-    while (stop - p >= 11) {
-      if (!no_run_of_four_starts_in_eight(p)) break;
-      room(8);
-      std::memcpy(o, p, 8);
-      o += 8;
-      p += 8;
-    }
-    if (p >= stop) break;
-    const std::uint8_t c = *p;
-    const std::uint8_t* q = p + 1;
-    while (q < stop && *q == c && q - p < 4) ++q;
-    if (q - p < 4) {  // one to three plain bytes; q is a start
-      room(3);
-      for (; p < q; ++p) *o++ = c;
-      continue;
-    }
-    if (q == stop) {  // four equal bytes without their count
-      out.resize(static_cast<std::size_t>(o - out.data()));
-      return false;
-    }
-    const std::size_t len = 4 + std::size_t{*q};
-    room(len);
-    std::memset(o, c, len);
-    o += len;
-    p = q + 1;  // after a count: a start, even if its byte equals c
-  }
+  const bool whole = walk_rle1(
+      p, stop,
+      [&] {
+        room(8);
+        std::memcpy(o, p, 8);
+        o += 8;
+      },
+      [&](std::uint8_t c, std::size_t k) {
+        room(3);
+        for (std::size_t i = 0; i < k; ++i) *o++ = c;
+      },
+      [&](std::uint8_t c, std::size_t len) {
+        room(len);
+        std::memset(o, c, len);
+        o += len;
+      });
   out.resize(static_cast<std::size_t>(o - out.data()));
-  return true;
+  return whole;
 }
 
 // ---- writing a block (compress.c, huffman.c; the lines in common/bz2_encode.hpp) ----------------------
