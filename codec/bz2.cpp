@@ -13,6 +13,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -464,7 +465,12 @@ bool walk_rle1(const std::uint8_t*& p, const std::uint8_t* stop, Eight&& eight, 
 }
 }  // namespace
 
-bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from) {
+namespace {
+struct OverLimit {};
+enum class Rle1 { whole, cut, over };
+// rle1_decode, or `over` (out back to `from` bytes) where the bytes would pass `limit`: known only
+// where runs expand the block past its first guess, when the rest's size is counted anyway.
+Rle1 rle1_decode_upto(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from, std::size_t limit) {
   if (from > out.size()) throw ContractError("bz2::rle1_decode: writing at " + std::to_string(from) + " past " + std::to_string(out.size()) + " bytes");
   const std::size_t before = from, n = in.size();
   // Grown below where runs expand further; never shrunk here: what lies past `before` is room.
@@ -481,11 +487,9 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
       // Once, to the rest's decoded size (a block of long runs decodes to up to 45.9 MB, which
       // doubling reached in six copies, each zero-filled first).
       sized = true;
-      std::size_t rest = 0;
-      const std::uint8_t* r = p;
-      walk_rle1(
-          r, stop, [&] { rest += 8; }, [&](std::uint8_t, std::size_t k) { rest += k; }, [&](std::uint8_t, std::size_t len) { rest += len; });
-      out.resize(at + std::max(need, rest));
+      const std::optional<std::size_t> rest = rle1_decoded_size({p, static_cast<std::size_t>(stop - p)});  // nullopt: the walk below fails
+      if (rest && at - before + *rest > limit) throw OverLimit{};
+      out.resize(at + std::max(need, rest.value_or(need)));
     } else {
       // This block's part doubles, not the whole vector (out may hold many blocks before it).
       out.resize(std::max(at + (at - before) + need, at + need + (n - static_cast<std::size_t>(p - in.data())) + 512));
@@ -493,23 +497,77 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
     o = out.data() + at;
     end = out.data() + out.size();
   };
+  bool whole = false;
+  try {
+    whole = walk_rle1(
+        p, stop,
+        [&] {
+          room(8);
+          std::memcpy(o, p, 8);
+          o += 8;
+        },
+        [&](std::uint8_t c, std::size_t k) {
+          room(3);
+          for (std::size_t i = 0; i < k; ++i) *o++ = c;
+        },
+        [&](std::uint8_t c, std::size_t len) {
+          room(len);
+          std::memset(o, c, len);
+          o += len;
+        });
+  } catch (const OverLimit&) {
+    out.resize(before);
+    return Rle1::over;
+  }
+  out.resize(static_cast<std::size_t>(o - out.data()));
+  return whole ? Rle1::whole : Rle1::cut;
+}
+}  // namespace
+
+bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from) {
+  return rle1_decode_upto(in, out, from, std::numeric_limits<std::size_t>::max()) == Rle1::whole;
+}
+
+std::optional<std::size_t> rle1_decoded_size(std::span<const std::uint8_t> in) {
+  std::size_t n = 0;
+  const std::uint8_t* p = in.data();
+  if (!walk_rle1(
+          p, in.data() + in.size(), [&] { n += 8; }, [&](std::uint8_t, std::size_t k) { n += k; }, [&](std::uint8_t, std::size_t len) { n += len; }))
+    return std::nullopt;
+  return n;
+}
+
+bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t> room,
+                        const std::function<void(std::span<const std::uint8_t>)>& emit) {
+  constexpr std::size_t kMost = 4 + 255;  // the most one step makes
+  if (room.size() < 512) throw ContractError("bz2::rle1_decode_pieces: room of " + std::to_string(room.size()) + " bytes, not 512 or more");
+  std::uint8_t* const start = room.data();
+  std::uint8_t* const full = room.data() + room.size() - kMost;  // past it, the next step may not fit
+  std::uint8_t* o = start;
+  auto hand_on = [&] {
+    if (o >= full) {
+      emit({start, static_cast<std::size_t>(o - start)});
+      o = start;
+    }
+  };
+  const std::uint8_t* p = in.data();
   const bool whole = walk_rle1(
-      p, stop,
+      p, in.data() + in.size(),
       [&] {
-        room(8);
         std::memcpy(o, p, 8);
         o += 8;
+        hand_on();
       },
       [&](std::uint8_t c, std::size_t k) {
-        room(3);
         for (std::size_t i = 0; i < k; ++i) *o++ = c;
+        hand_on();
       },
       [&](std::uint8_t c, std::size_t len) {
-        room(len);
         std::memset(o, c, len);
         o += len;
+        hand_on();
       });
-  out.resize(static_cast<std::size_t>(o - out.data()));
+  if (o != start) emit({start, static_cast<std::size_t>(o - start)});
   return whole;
 }
 
@@ -806,7 +864,7 @@ void derandomise(std::span<std::uint8_t> bytes) {
 std::span<const std::uint16_t, 512> random_numbers() { return kRandomNumbers; }
 
 BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
-                         const Where& where, bool overwrite) {
+                         const Where& where, bool overwrite, std::size_t compact_over) {
   if (bwt_bytes.size() != s.nblock) throw ContractError("bz2::finish_block: " + std::to_string(bwt_bytes.size()) + " bytes for a block of " + std::to_string(s.nblock));
   std::vector<std::uint8_t> plain;  // a randomised block's bytes, derandomised (such blocks are rare: old files)
   if (s.randomised) {
@@ -815,7 +873,28 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
     bwt_bytes = plain;
   }
   const std::size_t first = overwrite ? 0 : out.size();
-  if (!rle1_decode(bwt_bytes, out, first)) {
+  const Rle1 done =
+      rle1_decode_upto(bwt_bytes, out, first, compact_over != 0 && overwrite ? compact_over : std::numeric_limits<std::size_t>::max());
+  if (done == Rle1::over) {
+    if (const std::optional<std::size_t> size = rle1_decoded_size(bwt_bytes)) {
+      // Checked through a piece of room, then kept as it is (a tenth to a fiftieth of its bytes).
+      thread_local std::vector<std::uint8_t> room(std::size_t{256} << 10);
+      std::uint32_t crc = 0xFFFFFFFFu;
+      rle1_decode_pieces(bwt_bytes, room, [&crc](std::span<const std::uint8_t> piece) { crc = crc_update(crc, piece); });
+      crc = ~crc;
+      if (crc != s.stored_crc)
+        corrupt(where, bit, "block CRC " + std::to_string(crc) + " differs from the stored " + std::to_string(s.stored_crc));
+      out.assign(bwt_bytes.begin(), bwt_bytes.end());
+      BlockResult r;
+      r.stored_crc = s.stored_crc;
+      r.end_bit = s.end_bit;
+      r.nblock = s.nblock;
+      r.bytes = *size;
+      r.compact = true;
+      return r;
+    }
+  }
+  if (done != Rle1::whole) {
     out.resize(first);
     corrupt(where, s.end_bit, "the block ends inside a run (four equal bytes without their count)");
   }
@@ -836,7 +915,7 @@ namespace {
 // decode_block's work; a block that runs past in's end is returned as nullopt when `whole_or_none`.
 std::optional<BlockResult> decode_block_impl(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
                                              DecodeScratch& scratch, const Where& where, bool input_ends_here, bool whole_or_none,
-                                             bool overwrite) {
+                                             bool overwrite, std::size_t compact_over) {
   if (!scratch.work) scratch.work = std::make_unique<DecodeWork>();
   const auto limit = static_cast<std::uint32_t>(block_limit(level));
   auto& tt = scratch.tt;
@@ -854,18 +933,18 @@ std::optional<BlockResult> decode_block_impl(std::span<const std::uint8_t> in, s
   link_rows(t, s.nblock, counts);
   scratch.bytes.resize(s.nblock);
   walk_rulers(t, s.nblock, s.orig_ptr, scratch.bytes.data(), scratch.rulers);
-  return finish_block(scratch.bytes, s, bit, out, where, overwrite);
+  return finish_block(scratch.bytes, s, bit, out, where, overwrite, compact_over);
 }
 }  // namespace
 
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where, bool input_ends_here, bool overwrite) {
-  return *decode_block_impl(in, bit, level, out, scratch, where, input_ends_here, false, overwrite);
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here, bool overwrite, std::size_t compact_over) {
+  return *decode_block_impl(in, bit, level, out, scratch, where, input_ends_here, false, overwrite, compact_over);
 }
 
 std::optional<BlockResult> decode_block_if_whole(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
                                                  DecodeScratch& scratch, const Where& where) {
-  return decode_block_impl(in, bit, level, out, scratch, where, false, true, false);
+  return decode_block_impl(in, bit, level, out, scratch, where, false, true, false, 0);
 }
 
 namespace {

@@ -30,6 +30,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -80,6 +81,13 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
 // The same, written from out[from] on (from <= out.size()): the bytes after it are overwritten, not
 // kept, so that a recycled vector's stale bytes serve as room instead of being zeroed by resize().
 bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from);
+// The bytes rle1_decode makes of `in`, without making them; nullopt where `in` ends inside a run.
+std::optional<std::size_t> rle1_decoded_size(std::span<const std::uint8_t> in);
+// rle1_decode in pieces: the bytes are made in `room` (at least 512 bytes) and handed to
+// emit(piece) each time it is nearly full and at the end, so that a block of long runs (up to
+// 45.9 MB) never lies in memory whole. False as rle1_decode (what came before the run emitted).
+bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t> room,
+                        const std::function<void(std::span<const std::uint8_t>)>& emit);
 
 // ---- writing ----------------------------------------------------------------------------------
 
@@ -185,6 +193,10 @@ struct BlockResult {
   std::uint64_t end_bit = 0;  // the bit after the block's last symbol (the next magic's first)
   std::size_t bytes = 0;      // appended to the output
   std::size_t nblock = 0;     // the block's bytes before the inverse run-length stage
+  // The block was left before the inverse run-length stage (compact_over below): `out` got its
+  // nblock bytes after the inverse BWT (derandomised), which decode to `bytes` bytes (rle1_decode),
+  // their CRC checked.
+  bool compact = false;
 };
 
 // Decodes the block whose magic starts at bit `bit` of `in` (a stream of level `level`), appends its
@@ -194,8 +206,11 @@ struct BlockResult {
 // reported as longer than any block, not as truncated.
 // overwrite: out's bytes are stale (a recycled vector): the block's bytes are written from out[0] on
 // and out ends with them, its old bytes serving as room instead of being zeroed by a resize.
+// compact_over (with overwrite): a block that decodes to more bytes than that is left compact
+// (BlockResult::compact), for a caller that decodes it in pieces as it writes it.
 BlockResult decode_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                         DecodeScratch& scratch, const Where& where, bool input_ends_here = true, bool overwrite = false);
+                         DecodeScratch& scratch, const Where& where, bool input_ends_here = true, bool overwrite = false,
+                         std::size_t compact_over = 0);
 
 // decode_block for a block that may not have arrived whole: nullopt when it runs past in's end
 // (more input is needed), any other damage thrown as decode_block throws it.
@@ -217,8 +232,9 @@ std::span<const std::uint16_t, 512> random_numbers();  // the table (for the tes
 // out[0] with `overwrite`, as decode_block), and the CRC check; the block's magic was at bit `bit`.
 // Damage is a CorruptDataError naming `where` (and nothing is left appended). The CPU reader and
 // the GPU decoder's host side both end a block here.
+// compact_over: as decode_block's (its CRC checked over the bytes made in pieces, not kept).
 BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSymbols& s, std::uint64_t bit, std::vector<std::uint8_t>& out,
-                         const Where& where, bool overwrite = false);
+                         const Where& where, bool overwrite = false, std::size_t compact_over = 0);
 
 // The level of a stream header at byte `at`, 0 when there is none.
 int header_level(std::span<const std::uint8_t> in, std::size_t at);

@@ -902,8 +902,8 @@ void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out
 }
 
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                                      Workspace& ws, const bz2::Where& where, bool input_ends_here, bool overwrite) {
-  return bz2::decode_block(in, bit, level, out, ws.buffers().bz2_decode, where, input_ends_here, overwrite);
+                                      Workspace& ws, const bz2::Where& where, bool input_ends_here, bool overwrite, std::size_t compact_over) {
+  return bz2::decode_block(in, bit, level, out, ws.buffers().bz2_decode, where, input_ends_here, overwrite, compact_over);
 }
 
 std::vector<std::uint8_t> compress(Config config, std::span<const std::uint8_t> in, std::size_t block_bytes, unsigned threads) {

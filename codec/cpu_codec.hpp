@@ -86,9 +86,10 @@ bool parallel_suffix_sort(std::span<const std::uint8_t> text, std::int32_t* sa, 
 void bz2_compress_block(std::span<const std::uint8_t> input, bz2::BlockBits& out, Workspace& ws, unsigned threads = 1,
                         std::shared_future<std::uint32_t>* row_later = nullptr);
 // The .bz2 block whose magic starts at bit `bit` of `in`, appended to `out` (or written over a
-// recycled `out` from its start: overwrite, as bz2::decode_block).
+// recycled `out` from its start: overwrite, as bz2::decode_block; compact_over as there).
 bz2::BlockResult bz2_decompress_block(std::span<const std::uint8_t> in, std::uint64_t bit, int level, std::vector<std::uint8_t>& out,
-                                      Workspace& ws, const bz2::Where& where, bool input_ends_here = true, bool overwrite = false);
+                                      Workspace& ws, const bz2::Where& where, bool input_ends_here = true, bool overwrite = false,
+                                      std::size_t compact_over = 0);
 
 // Whole version-2 containers on `threads` threads (0: all hardware threads).
 std::vector<std::uint8_t> compress(pipeline::Config config, std::span<const std::uint8_t> in, std::size_t block_bytes,

@@ -56,6 +56,10 @@ constexpr std::uint64_t kBz2InputInFlight = std::uint64_t{1} << 30;
 // .bz2 decompression's decoded blocks not yet written (Job::result_bytes_cap): a block of long runs
 // decodes to up to 45.9 MB, and 64 of them waited on 16 threads (docs/defaults.md).
 constexpr std::uint64_t kBz2OutputInFlight = std::uint64_t{512} << 20;
+// .bz2 decompression: a block that decodes to more than this (a block of long runs; ordinary
+// blocks decode to about their 900 kB) is kept as its bytes before the inverse run-length stage
+// and decoded in pieces as the writer writes it: a worker then holds about 1 MB, not 45.9 MB.
+constexpr std::size_t kBz2ExpandOnWrite = std::size_t{8} << 20;
 
 // The options of a .bz2 job with GPUs: the GPU batch is .bz2's (Options::bz2_gpu_batch_blocks).
 Options with_bz2_batches(Options o, std::size_t batch) {
@@ -927,7 +931,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
         bz2::Where where;
         where.stream = 0;
         where.base = c.window_bit;
-        d.r = cpu::bz2_decompress_block(*c.window, c.seq - c.window_bit, 9, d.bytes, ws, where, c.window_is_end, true);
+        d.r = cpu::bz2_decompress_block(*c.window, c.seq - c.window_bit, 9, d.bytes, ws, where, c.window_is_end, true, kBz2ExpandOnWrite);
         d.r.end_bit += c.window_bit;
       } catch (const CorruptDataError&) {
         d.error = std::current_exception();
@@ -943,6 +947,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     int level = first_level;
     std::uint64_t chain = bz2::kHeaderBytes * 8, stream = 1, block = 0, written = 0;
     std::uint32_t combined = 0;
+    std::vector<std::uint8_t> piece(std::size_t{1} << 20);  // a compact block's bytes, a piece at a time
     auto where = [&](std::uint64_t bit) {
       return "stream " + std::to_string(stream) + (block > 0 ? ", block " + std::to_string(block) : std::string()) + " (bit " +
              std::to_string(bit) + " of the input): ";
@@ -1020,8 +1025,11 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       chain = d.r.end_bit;
       const std::uint64_t read_so_far = bytes_in;
       lock.unlock();
-      const std::size_t n = d.bytes.size();
-      out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
+      const std::size_t n = d.r.compact ? d.r.bytes : d.bytes.size();
+      if (d.r.compact)  // a block of long runs, decoded here piece by piece
+        bz2::rle1_decode_pieces(d.bytes, piece, [&out](std::span<const std::uint8_t> p) { out.write(p.data(), p.size()); });
+      else
+        out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
       if (o.trace != nullptr) o.trace->add(o.trace->lane("writer"), "write", got_at, o.trace->now(), 1);
       written += n;
       if (d.bytes.capacity() != 0) out_spares.give_back(std::move(d.bytes));

@@ -553,6 +553,99 @@ TEST(Bz2, RunLengthDecodeInEightByteStepsIsTheStateMachine) {
   EXPECT_EQ(out.size(), 259u + 5u + 1u);
 }
 
+// In pieces through a small room: the same bytes as the whole decode, in order, each piece within
+// the room; the size counted without the bytes; an input that ends inside a run: false, and the
+// pieces then hold what rle1_decode keeps of it.
+TEST(Bz2, RunLengthDecodeInPiecesIsTheWholeDecode) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 300; ++k) {
+    const std::size_t n = k < 20 ? static_cast<std::size_t>(k) : 1 + rng() % (k % 10 == 0 ? 300000 : 3000);
+    const Bytes in = run_input(k % 4, n, 9, rng, seed + static_cast<std::uint64_t>(k));
+    Bytes encoded;
+    bz2::rle1_encode(in, encoded);
+    if (k % 7 == 6 && encoded.size() > 5) {  // cut inside a run where there is one
+      for (std::size_t i = 0; i + 4 <= encoded.size(); ++i)
+        if (encoded[i] == encoded[i + 1] && encoded[i] == encoded[i + 2] && encoded[i] == encoded[i + 3]) {
+          encoded.resize(i + 4);
+          break;
+        }
+    }
+    Bytes want;
+    const bool ok = bz2::rle1_decode(encoded, want);
+    const std::size_t room_bytes = k % 3 == 0 ? 512 : k % 3 == 1 ? 513 + rng() % 3000 : std::size_t{1} << 20;
+    Bytes room(room_bytes), got;
+    std::size_t pieces = 0;
+    SCOPED_TRACE(::testing::Message() << "input " << k << ": " << n << " bytes, room " << room_bytes);
+    const bool whole = bz2::rle1_decode_pieces(encoded, room, [&](std::span<const std::uint8_t> p) {
+      ASSERT_GT(p.size(), 0u);
+      ASSERT_LE(p.size(), room_bytes);
+      got.insert(got.end(), p.begin(), p.end());
+      ++pieces;
+    });
+    ASSERT_EQ(whole, ok);
+    ASSERT_TRUE(got == want);
+    const std::optional<std::size_t> size = bz2::rle1_decoded_size(encoded);
+    ASSERT_EQ(size.has_value(), ok);
+    if (ok) {
+      EXPECT_EQ(*size, want.size());
+    }
+    if (ok && want.size() > 4 * room_bytes) {
+      EXPECT_GE(pieces, want.size() / room_bytes);
+    }
+  }
+  Bytes tiny(511);
+  EXPECT_THROW(bz2::rle1_decode_pieces(Bytes{1}, tiny, [](std::span<const std::uint8_t>) {}), parcomp::ContractError);
+}
+
+// A block that decodes to more than compact_over is left before the inverse run-length stage: its
+// bytes decode to the block, its CRC was checked (a wrong stored CRC is the same error), and one at
+// or under it is decoded as before.
+TEST(Bz2, BlocksOverTheLimitAreLeftCompactAndChecked) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes in(255 * 150000 + rng() % 1000, static_cast<std::uint8_t>(rng()));  // about 38 MB: a level-9 block of runs and more
+  for (std::size_t i = 0; i < in.size(); i += 1 + rng() % 4000000) in[i] = static_cast<std::uint8_t>(rng());
+  const Bytes file = libbz2_compress(in, 9);
+  bz2::DecodeScratch scratch;
+  const bz2::Where where;
+  Bytes whole;
+  const bz2::BlockResult full = bz2::decode_block(file, 32, 9, whole, scratch, where, true, true);
+  ASSERT_FALSE(full.compact);
+  ASSERT_GT(full.bytes, std::size_t{8} << 20);
+  ASSERT_TRUE(std::equal(whole.begin(), whole.end(), in.begin()));
+  Bytes compact(100, 0xEE);  // a recycled vector
+  const bz2::BlockResult r = bz2::decode_block(file, 32, 9, compact, scratch, where, true, true, std::size_t{8} << 20);
+  ASSERT_TRUE(r.compact);
+  EXPECT_EQ(r.bytes, full.bytes);
+  EXPECT_EQ(r.end_bit, full.end_bit);
+  EXPECT_EQ(r.stored_crc, full.stored_crc);
+  EXPECT_EQ(compact.size(), r.nblock);
+  Bytes back;
+  ASSERT_TRUE(bz2::rle1_decode(compact, back));
+  EXPECT_TRUE(back == whole);
+  Bytes same;
+  EXPECT_FALSE(bz2::decode_block(file, 32, 9, same, scratch, where, true, true, full.bytes).compact);  // at the limit: whole
+  EXPECT_TRUE(same == whole);
+  Bytes damaged = file;  // the block CRC's last bit (after 32 bits of header and 48 of magic)
+  damaged[(32 + 48 + 31) / 8] ^= static_cast<std::uint8_t>(1u << (7 - (32 + 48 + 31) % 8));
+  std::string whole_error, compact_error;
+  try {
+    bz2::decode_block(damaged, 32, 9, same, scratch, where, true, true);
+  } catch (const CorruptDataError& e) {
+    whole_error = e.what();
+  }
+  try {
+    bz2::decode_block(damaged, 32, 9, same, scratch, where, true, true, std::size_t{8} << 20);
+  } catch (const CorruptDataError& e) {
+    compact_error = e.what();
+  }
+  EXPECT_NE(whole_error.find("block CRC"), std::string::npos) << whole_error;
+  EXPECT_EQ(compact_error, whole_error);
+}
+
 // Written over a recycled vector (from = 0, or after bytes it keeps): its stale bytes, fewer or
 // more than the output, are room, never output; the vector ends with the decoded bytes.
 TEST(Bz2, RunLengthDecodeOverARecycledVectorKeepsNoStaleByte) {
@@ -992,6 +1085,36 @@ TEST(Bz2Engine, LargeInputsGoToTheGpusOrElseToEveryCore) {
         EXPECT_EQ(sd.cpu_workers, hardware);
       }
     }
+  }
+}
+
+// Blocks of long runs (each decodes to tens of MB) between ordinary ones: left compact by the
+// workers and decoded in pieces by the writer (a block that decodes to 8 MiB or less is written
+// whole, a larger one a piece at a time), the same bytes with any number of workers.
+TEST(Bz2Engine, BlocksOfLongRunsAreWrittenInPieces) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes in = word_text(300000 + rng() % 1000, seed);
+  in.insert(in.end(), 40000000 + rng() % 1000, 0);
+  const Bytes text = word_text(200000, seed + 1);
+  in.insert(in.end(), text.begin(), text.end());
+  in.insert(in.end(), 30000000 + rng() % 1000, 0xFF);
+  const Bytes file = libbz2_compress(in, 9);
+  for (const int threads : {1, 3, 16}) {
+    SCOPED_TRACE(::testing::Message() << threads << " workers");
+    MemSource src(file, seed + static_cast<std::uint64_t>(threads));
+    struct Pieces : MemSink {
+      std::size_t largest = 0;
+      void write(const std::uint8_t* buf, std::size_t n) override {
+        largest = std::max(largest, n);
+        MemSink::write(buf, n);
+      }
+    } sink;
+    engine::decompress(src, sink, bz2_options(9, threads));
+    ASSERT_EQ(sink.b.size(), in.size());
+    ASSERT_TRUE(sink.b == in);
+    EXPECT_LE(sink.largest, std::size_t{8} << 20);  // the blocks of 45.9 MB not written whole
   }
 }
 
