@@ -441,16 +441,17 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
         part("read()", at, 0);
         eof = r.got < r.asked;
         const std::size_t tail = len - start;
-        if (!eof) next = read_next(kRead, threads_now(seq), tail > kHead ? largest_block : kHead);
+        const unsigned copy_threads = threads_now(seq);  // a block of long runs spans reads: tens of MB
+        if (!eof) next = read_next(kRead, copy_threads, tail > kHead ? largest_block : kHead);
         if (tail <= r.head) {
-          if (tail > 0) std::memcpy(r.chunk.get() + r.head - tail, buf.get() + start, tail);
+          if (tail > 0) copy_bytes(r.chunk.get() + r.head - tail, buf.get() + start, tail, copy_threads);
           buf = std::move(r.chunk);
           start = r.head - tail;
           len = r.head + r.got;
         } else {
           std::shared_ptr<std::uint8_t> own = chunks.take(tail + r.got);
-          std::memcpy(own.get(), buf.get() + start, tail);
-          std::memcpy(own.get() + tail, r.chunk.get() + r.head, r.got);
+          copy_bytes(own.get(), buf.get() + start, tail, copy_threads);
+          copy_bytes(own.get() + tail, r.chunk.get() + r.head, r.got, copy_threads);
           buf = std::move(own);
           start = 0;
           len = tail + r.got;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <thread>
 
@@ -30,6 +31,18 @@ void for_each_block(std::size_t blocks, unsigned threads, Body&& body) {
     return;
   }
   detail::run_parallel(blocks, static_cast<unsigned>(use - 1), std::function<void(std::size_t)>(std::ref(body)));
+}
+
+// n bytes from src to dst (not overlapping) in pieces of 4 MiB on up to `threads` threads (0 = all
+// hardware threads): one thread's copy runs at a fraction of the host's memory bandwidth.
+inline void copy_bytes(void* dst, const void* src, std::size_t n, unsigned threads) {
+  constexpr std::size_t kPiece = std::size_t{4} << 20;
+  auto* const to = static_cast<unsigned char*>(dst);
+  const auto* const from = static_cast<const unsigned char*>(src);
+  for_each_block((n + kPiece - 1) / kPiece, threads, [&](std::size_t k) {
+    const std::size_t at = k * kPiece;
+    std::memcpy(to + at, from + at, std::min(kPiece, n - at));
+  });
 }
 
 }  // namespace parcomp

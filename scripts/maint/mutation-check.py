@@ -216,6 +216,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "      if (crc != s.stored_crc)\n        corrupt(where, bit,", "      if (false)\n        corrupt(where, bit,", "cpu"),
     Mutation("bz2: rle1_decode_pieces drops the last piece", "codec/bz2.cpp",
              "  if (o != start) emit({start, static_cast<std::size_t>(o - start)});", "", "cpu"),
+    Mutation("parallel: copy_bytes leaves each piece's last byte", "core/parallel.hpp",
+             "std::memcpy(to + at, from + at, std::min(kPiece, n - at));", "std::memcpy(to + at, from + at, std::min(kPiece - 1, n - at));", "cpu"),
     # The output file through mapped windows, the GPUs' shared batch, the engine's GPU rule, the kept buffers.
     Mutation("FileSink: a copy piece taken from the write's start", "codec/file_sink.cpp",
              "std::memcpy(p + from, buf + from, std::min(kCopyPiece, m - from));", "std::memcpy(p + from, buf, std::min(kCopyPiece, m - from));", "cpu"),

@@ -1,12 +1,15 @@
 // The host's worker pool (core/parallel.hpp): every block exactly once, on up to the threads
 // asked for, from several callers at once and from inside a body (which must not deadlock with the
-// pool's threads all busy), the first exception rethrown.
+// pool's threads all busy), the first exception rethrown; copy_bytes's pieces.
 #include "core/parallel.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -64,6 +67,21 @@ TEST(Parallel, TheFirstExceptionIsRethrown) {
   std::atomic<std::size_t> n{0};
   for_each_block(100, 0, [&](std::size_t) { n.fetch_add(1); });
   EXPECT_EQ(n.load(), 100u);
+}
+
+TEST(Parallel, CopyBytesCopiesEveryByteAndNoMore) {
+  constexpr std::size_t kPiece = std::size_t{4} << 20;
+  std::mt19937_64 rng(std::random_device{}());
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, kPiece - 1, kPiece, kPiece + 1, 2 * kPiece + 12345}) {
+    for (const unsigned threads : {0u, 1u, 3u}) {
+      std::vector<std::uint8_t> src(n), dst(n + 2, 0xEE);
+      for (auto& b : src) b = static_cast<std::uint8_t>(rng());
+      parcomp::copy_bytes(dst.data() + 1, src.data(), n, threads);
+      ASSERT_EQ(dst.front(), 0xEE) << n << " bytes";
+      ASSERT_EQ(dst.back(), 0xEE) << n << " bytes";
+      ASSERT_TRUE(std::equal(src.begin(), src.end(), dst.begin() + 1)) << n << " bytes on " << threads << " threads";
+    }
+  }
 }
 
 }  // namespace
