@@ -103,15 +103,7 @@ void FileSink::write(const std::uint8_t* buf, std::size_t n) {
     }
     std::uint8_t* p = w + off;
     const std::size_t m = std::min(n, kWindowBytes - off);
-    if (m >= 2 * kCopyPiece) {
-      const std::size_t pieces = (m + kCopyPiece - 1) / kCopyPiece;
-      for_each_block(pieces, std::min(threads_, 4u), [&](std::size_t b) {
-        const std::size_t from = b * kCopyPiece;
-        std::memcpy(p + from, buf + from, std::min(kCopyPiece, m - from));
-      });
-    } else {
-      std::memcpy(p, buf, m);
-    }
+    copy_bytes(p, buf, m, std::min(threads_, 4u));
     pos_ += m;
     buf += m;
     n -= m;

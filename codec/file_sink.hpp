@@ -47,7 +47,6 @@ class FileSink : public Sink {
   // (tmpfs allocates one file's pages one at a time however many threads fault them: a 16 MiB
   // window took 3-7 ms that finish() waited for, on a 2-core host).
   static constexpr std::size_t kPopulatePiece = std::size_t{256} << 10;
-  static constexpr std::size_t kCopyPiece = std::size_t{4} << 20;
 
   // `fd` stays the caller's (not closed here). Mode::map maps from the first byte (tests) where
   // the file allows it, Mode::automatic from kMapFromBytes on, on tmpfs only.

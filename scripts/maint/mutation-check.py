@@ -219,8 +219,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("parallel: copy_bytes leaves each piece's last byte", "core/parallel.hpp",
              "std::memcpy(to + at, from + at, std::min(kPiece, n - at));", "std::memcpy(to + at, from + at, std::min(kPiece - 1, n - at));", "cpu"),
     # The output file through mapped windows, the GPUs' shared batch, the engine's GPU rule, the kept buffers.
-    Mutation("FileSink: a copy piece taken from the write's start", "codec/file_sink.cpp",
-             "std::memcpy(p + from, buf + from, std::min(kCopyPiece, m - from));", "std::memcpy(p + from, buf, std::min(kCopyPiece, m - from));", "cpu"),
+    Mutation("parallel: copy_bytes takes every piece from the source's start", "core/parallel.hpp",
+             "std::memcpy(to + at, from + at, std::min(kPiece, n - at));", "std::memcpy(to + at, from, std::min(kPiece, n - at));", "cpu"),
     Mutation("FileSink: the file not cut to what was written", "codec/file_sink.cpp",
              "  if ((mapping_ || extended_) && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) fail(errno, \"\");", "", "cpu"),
     Mutation("FileSink: a file system that will not map is an error", "codec/file_sink.cpp",

@@ -44,7 +44,7 @@ std::vector<std::uint8_t> slurp(const fs::path& p) {
 // The sizes of a run of writes adding up to `total`: tiny, odd, window-sized and larger, so that
 // writes start and end inside windows, exactly on their edges, and span several.
 std::vector<std::size_t> write_sizes(std::size_t total, std::mt19937_64& rng) {
-  const std::size_t picks[] = {1, 7, 4095, 4096, 65537, kW - 1, kW, kW + 1, 2 * kW + 4097, 3 * FileSink::kCopyPiece + 5};
+  const std::size_t picks[] = {1, 7, 4095, 4096, 65537, kW - 1, kW, kW + 1, 2 * kW + 4097, 3 * (std::size_t{4} << 20) + 5};
   std::vector<std::size_t> sizes;
   std::size_t at = 0;
   while (at < total) {
