@@ -174,7 +174,7 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
     std::vector<std::size_t> at(offset.begin() + static_cast<std::ptrdiff_t>(first), offset.begin() + static_cast<std::ptrdiff_t>(last) + 1);
     for (std::size_t& x : at) x -= offset[first];
     std::vector<GpuBlockOut> part = finish(blocks.subspan(first, last - first), std::span<const BlockSymbols>(info).subspan(first, last - first),
-                                           {bytes, at.back()}, at, threads, buffers);
+                                           {bytes, at.back()}, at, threads, buffers, compact_over_);
     std::move(part.begin(), part.end(), outs.begin() + static_cast<std::ptrdiff_t>(first));
     download += c1 - c0;
     ended += Clock::now() - c1;
@@ -187,7 +187,7 @@ std::vector<GpuBlockOut> GpuBlockDecoder::collect(std::span<const GpuBlockIn> bl
 
 std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
                                                  std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads,
-                                                 const OutputBuffers& buffers) {
+                                                 const OutputBuffers& buffers, std::size_t compact_over) {
   if (info.size() != blocks.size() || offset.size() != blocks.size() + 1 || offset.back() > bytes.size())
     throw ContractError("bz2::GpuBlockDecoder::finish: sizes do not match");
   std::vector<GpuBlockOut> outs(blocks.size());
@@ -196,7 +196,8 @@ std::vector<GpuBlockOut> GpuBlockDecoder::finish(std::span<const GpuBlockIn> blo
     try {
       if (info[i].error != BlockError::none) throw_block_error(info[i], blocks[i].where, blocks[i].window_is_end);
       if (buffers) o.bytes = buffers();  // a recycled vector: its stale bytes are written over, not zeroed first
-      o.r = finish_block(bytes.subspan(offset[i], offset[i + 1] - offset[i]), info[i], blocks[i].bit, o.bytes, blocks[i].where, true);
+      o.r = finish_block(bytes.subspan(offset[i], offset[i + 1] - offset[i]), info[i], blocks[i].bit, o.bytes, blocks[i].where, true,
+                         compact_over);
     } catch (const CorruptDataError&) {
       o.error = std::current_exception();
       o.bytes = std::vector<std::uint8_t>();

@@ -54,6 +54,9 @@ class GpuBlockDecoder {
   // The bytes collect() brings back and ends at a time (consecutive blocks; one block where a block
   // is larger); 32 MiB unless set (tests set small pieces).
   void set_host_piece(std::size_t bytes) { host_piece_ = bytes == 0 ? 1 : bytes; }
+  // Blocks that decode to more than this many bytes are left compact (bz2::finish_block's
+  // compact_over): 0, the default, ends every block whole.
+  void set_compact_over(std::size_t bytes) { compact_over_ = bytes; }
   // Waits for run(), downloads, and ends every block on the host threads (0: all of them).
   std::vector<GpuBlockOut> collect(std::span<const GpuBlockIn> blocks, unsigned threads = 0, const OutputBuffers& buffers = {});
   // The device bytes this decoder holds.
@@ -67,7 +70,7 @@ class GpuBlockDecoder {
   // (bytes[offset[i] .. offset[i + 1]) for block i; empty where info[i] has an error).
   static std::vector<GpuBlockOut> finish(std::span<const GpuBlockIn> blocks, std::span<const BlockSymbols> info,
                                          std::span<const std::uint8_t> bytes, std::span<const std::size_t> offset, unsigned threads = 0,
-                                         const OutputBuffers& buffers = {});
+                                         const OutputBuffers& buffers = {}, std::size_t compact_over = 0);
 
  private:
   CollectSeconds last_collect_;
@@ -96,6 +99,7 @@ class GpuBlockDecoder {
   // collect() brings a batch's bytes back and ends its blocks a piece of this many bytes at a time,
   // so that the pinned memory kept is a piece, not the batch's 230 MB (docs/tool.md, --gpu-host-piece).
   std::size_t host_piece_ = std::size_t{32} << 20;
+  std::size_t compact_over_ = 0;
   void ready_host(std::size_t bytes);
   // run()'s ready_host on a thread of its own, waited for by collect(): pinning takes long enough
   // to hold up the next batch's upload on the lane's thread. Declared after host_: a

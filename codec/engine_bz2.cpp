@@ -596,6 +596,7 @@ void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st
     if (o.bz2_gpu_walk_threads != 0) walk.threads = o.bz2_gpu_walk_threads;
     sl.decoder->set_walk(walk);
     if (o.bz2_gpu_host_piece != 0) sl.decoder->set_host_piece(o.bz2_gpu_host_piece);
+    sl.decoder->set_compact_over(kBz2ExpandOnWrite);  // the writer decodes such blocks in pieces
   }
   std::uint64_t blocks_done = 0;
   Trace* const tr = o.trace;

@@ -212,6 +212,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "c.window_is_end, true, kBz2ExpandOnWrite);", "c.window_is_end, true, 0);", "cpu"),
     Mutation("bz2: blocks past compact_over decoded whole", "codec/bz2.cpp",
              "      if (rest && at - before + *rest > limit) throw OverLimit{};", "", "cpu"),
+    Mutation("bz2 GPU decoder: its host side ends every block whole", "codec/bz2_gpu.cpp",
+             "blocks[i].where, true,\n                         compact_over);", "blocks[i].where, true,\n                         0);", "cpu"),
     Mutation("bz2: a compact block's CRC not checked", "codec/bz2.cpp",
              "      if (crc != s.stored_crc)\n        corrupt(where, bit,", "      if (false)\n        corrupt(where, bit,", "cpu"),
     Mutation("bz2: rle1_decode_pieces drops the last piece", "codec/bz2.cpp",

@@ -170,7 +170,28 @@ TEST(Bz2Rulers, TheGpuBatchStepsOnTheHostGiveTheCpuReadersVerdicts) {
       packed.insert(packed.end(), out.begin() + static_cast<std::ptrdiff_t>(i * limit), out.begin() + static_cast<std::ptrdiff_t>(i * limit + n));
       offset[i + 1] = packed.size();
     }
-    parcomp::testing::expect_cpu_verdicts(blocks, bz2::GpuBlockDecoder::finish(blocks, info, packed, offset), "host steps");
+    const std::vector<bz2::GpuBlockOut> whole = bz2::GpuBlockDecoder::finish(blocks, info, packed, offset);
+    parcomp::testing::expect_cpu_verdicts(blocks, whole, "host steps");
+    // With compact_over, a block of runs past it is left before the inverse run-length stage: the
+    // same verdicts, its bytes decoding to the whole block's.
+    const std::vector<bz2::GpuBlockOut> compact = bz2::GpuBlockDecoder::finish(blocks, info, packed, offset, 0, {}, std::size_t{256} << 10);
+    std::size_t compacted = 0;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      SCOPED_TRACE(::testing::Message() << "block " << i);
+      ASSERT_EQ(compact[i].error == nullptr, whole[i].error == nullptr);
+      if (whole[i].error != nullptr) continue;
+      EXPECT_EQ(compact[i].r.end_bit, whole[i].r.end_bit);
+      ASSERT_EQ(compact[i].r.bytes, whole[i].bytes.size());
+      if (!compact[i].r.compact) {
+        EXPECT_TRUE(compact[i].bytes == whole[i].bytes);
+        continue;
+      }
+      ++compacted;
+      Bytes back;
+      ASSERT_TRUE(bz2::rle1_decode(compact[i].bytes, back));
+      EXPECT_TRUE(back == whole[i].bytes);
+    }
+    EXPECT_GT(compacted, 0u);  // the blocks of 500000 q at levels 2 and 9
   }
   std::vector<std::uint8_t> scratch(bz2gpu::decode_scratch_bytes(1, limit));
   bz2::BlockSymbols info;

@@ -243,6 +243,39 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
   }
 }
 
+// .bz2 blocks of long runs decoded on the GPU: left compact by its host side and decoded in pieces
+// by the writer (no write of more than 8 MiB), the same bytes, every block on the GPU.
+TEST_F(EngineGpu, Bz2BlocksOfLongRunsFromTheGpuAreWrittenInPieces) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes in = datasets::bytes_with_entropy(300000 + rng() % 1000, 3.0, seed);
+  in.insert(in.end(), 40000000 + rng() % 1000, 0);
+  const Bytes text = datasets::bytes_with_entropy(200000, 4.0, seed + 1);
+  in.insert(in.end(), text.begin(), text.end());
+  in.insert(in.end(), 30000000 + rng() % 1000, 0xFF);
+  const Bytes file = parcomp::testing::libbz2_compress(in, 9);
+  engine::Options o;
+  o.format = engine::Format::bz2;
+  o.use_gpus = true;
+  o.require_gpu = true;
+  o.cpu_threads = 0;
+  o.bz2_gpu_batch_blocks = 2;
+  Reader r(file);
+  struct Pieces : Writer {
+    std::size_t largest = 0;
+    void write(const std::uint8_t* buf, std::size_t n) override {
+      largest = std::max(largest, n);
+      Writer::write(buf, n);
+    }
+  } w;
+  const engine::Stats st = engine::decompress(r, w, o);
+  ASSERT_EQ(w.b.size(), in.size());
+  ASSERT_TRUE(w.b == in);
+  EXPECT_EQ(st.gpu_blocks, st.blocks);
+  EXPECT_LE(w.largest, std::size_t{8} << 20);
+}
+
 // Every GPU of the machine takes work by default (run on a two-GPU host), both formats both ways, and the bytes stay the CPU workers' bytes. Many small batches, so
 // that no GPU can finish the input before the other's first batch. Skipped with fewer than two GPUs.
 TEST_F(EngineGpu, EveryGpuTakesWorkWithTheSameBytes) {
