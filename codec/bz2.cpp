@@ -537,6 +537,18 @@ std::optional<std::size_t> rle1_decoded_size(std::span<const std::uint8_t> in) {
   return n;
 }
 
+std::optional<std::uint8_t> rle1_single_byte(std::span<const std::uint8_t> in) {
+  if (in.empty()) return std::nullopt;
+  const std::uint8_t c = in[0];
+  bool same = true;
+  const std::uint8_t* p = in.data();
+  const bool whole = walk_rle1(
+      p, in.data() + in.size(), [&] { same = false; }, [&](std::uint8_t b, std::size_t) { same = same && b == c; },
+      [&](std::uint8_t b, std::size_t) { same = same && b == c; });
+  if (!whole || !same) return std::nullopt;
+  return c;
+}
+
 bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t> room,
                         const std::function<void(std::span<const std::uint8_t>)>& emit) {
   constexpr std::size_t kMost = 4 + 255;  // the most one step makes
@@ -879,8 +891,20 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
     if (const std::optional<std::size_t> size = rle1_decoded_size(bwt_bytes)) {
       // Checked through a piece of room, then kept as it is (a tenth to a fiftieth of its bytes).
       thread_local std::vector<std::uint8_t> room(std::size_t{256} << 10);
+      thread_local int room_fill = -1;  // the byte that fills all of `room`, if one does
       std::uint32_t crc = 0xFFFFFFFFu;
-      rle1_decode_pieces(bwt_bytes, room, [&crc](std::span<const std::uint8_t> piece) { crc = crc_update(crc, piece); });
+      if (const std::optional<std::uint8_t> c = rle1_single_byte(bwt_bytes)) {  // one byte throughout: the same piece again
+        if (room_fill != *c) std::memset(room.data(), *c, room.size());
+        room_fill = *c;
+        for (std::size_t left = *size; left > 0;) {
+          const std::size_t k = std::min(left, room.size());
+          crc = crc_update(crc, {room.data(), k});
+          left -= k;
+        }
+      } else {
+        room_fill = -1;
+        rle1_decode_pieces(bwt_bytes, room, [&crc](std::span<const std::uint8_t> piece) { crc = crc_update(crc, piece); });
+      }
       crc = ~crc;
       if (crc != s.stored_crc)
         corrupt(where, bit, "block CRC " + std::to_string(crc) + " differs from the stored " + std::to_string(s.stored_crc));

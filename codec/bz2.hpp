@@ -88,6 +88,10 @@ std::optional<std::size_t> rle1_decoded_size(std::span<const std::uint8_t> in);
 // 45.9 MB) never lies in memory whole. False as rle1_decode (what came before the run emitted).
 bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t> room,
                         const std::function<void(std::span<const std::uint8_t>)>& emit);
+// The byte every byte rle1_decode makes of `in` is (a stretch of one byte value, as a zero-filled
+// region gives), found without making them; nullopt where they differ, where there are none, or
+// where `in` ends inside a run.
+std::optional<std::uint8_t> rle1_single_byte(std::span<const std::uint8_t> in);
 
 // ---- writing ----------------------------------------------------------------------------------
 

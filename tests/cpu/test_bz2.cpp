@@ -588,6 +588,8 @@ TEST(Bz2, RunLengthDecodeInPiecesIsTheWholeDecode) {
     ASSERT_TRUE(got == want);
     const std::optional<std::size_t> size = bz2::rle1_decoded_size(encoded);
     ASSERT_EQ(size.has_value(), ok);
+    const bool one_byte = ok && !want.empty() && std::all_of(want.begin(), want.end(), [&](std::uint8_t b) { return b == want[0]; });
+    ASSERT_EQ(bz2::rle1_single_byte(encoded), one_byte ? std::optional<std::uint8_t>(want[0]) : std::nullopt);
     if (ok) {
       EXPECT_EQ(*size, want.size());
     }
@@ -595,6 +597,19 @@ TEST(Bz2, RunLengthDecodeInPiecesIsTheWholeDecode) {
       EXPECT_GE(pieces, want.size() / room_bytes);
     }
   }
+  for (const std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{259}, std::size_t{260}, std::size_t{100001}}) {
+    const auto c = static_cast<std::uint8_t>(rng());
+    Bytes same(n, c), encoded;
+    bz2::rle1_encode(same, encoded);
+    EXPECT_EQ(bz2::rle1_single_byte(encoded), std::optional<std::uint8_t>(c)) << n << " bytes";
+    same.push_back(static_cast<std::uint8_t>(c + 1));  // one other byte at the end
+    encoded.clear();
+    bz2::rle1_encode(same, encoded);
+    EXPECT_EQ(bz2::rle1_single_byte(encoded), std::nullopt) << n << " bytes and another";
+  }
+  EXPECT_EQ(bz2::rle1_single_byte(Bytes{}), std::nullopt);
+  EXPECT_EQ(bz2::rle1_single_byte(Bytes{9, 9, 9, 9}), std::nullopt);  // ends inside a run
+  EXPECT_EQ(bz2::rle1_single_byte(Bytes{9, 9, 9, 9, 7}), std::optional<std::uint8_t>(9));  // the count is no byte of the output
   Bytes tiny(511);
   EXPECT_THROW(bz2::rle1_decode_pieces(Bytes{1}, tiny, [](std::span<const std::uint8_t>) {}), parcomp::ContractError);
 }
@@ -1088,8 +1103,8 @@ TEST(Bz2Engine, LargeInputsGoToTheGpusOrElseToEveryCore) {
   }
 }
 
-// Blocks of long runs (each decodes to tens of MB) between ordinary ones: left compact by the
-// workers and decoded in pieces by the writer (a block that decodes to 8 MiB or less is written
+// Blocks of long runs (each decodes to tens of MB) between ordinary ones, of one byte or of two:
+// left compact by the workers and decoded in pieces by the writer (a block that decodes to 8 MiB or less is written
 // whole, a larger one a piece at a time), the same bytes with any number of workers.
 TEST(Bz2Engine, BlocksOfLongRunsAreWrittenInPieces) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
@@ -1100,6 +1115,7 @@ TEST(Bz2Engine, BlocksOfLongRunsAreWrittenInPieces) {
   const Bytes text = word_text(200000, seed + 1);
   in.insert(in.end(), text.begin(), text.end());
   in.insert(in.end(), 30000000 + rng() % 1000, 0xFF);
+  for (int k = 0; k < 24; ++k) in.insert(in.end(), 1000000 + rng() % 100, "ab"[k % 2]);  // runs of two bytes: made in pieces
   const Bytes file = libbz2_compress(in, 9);
   for (const int threads : {1, 3, 16}) {
     SCOPED_TRACE(::testing::Message() << threads << " workers");
