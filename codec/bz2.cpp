@@ -487,9 +487,9 @@ Rle1 rle1_decode_upto(std::span<const std::uint8_t> in, std::vector<std::uint8_t
       // Once, to the rest's decoded size (a block of long runs decodes to up to 45.9 MB, which
       // doubling reached in six copies, each zero-filled first).
       sized = true;
-      const std::optional<std::size_t> rest = rle1_decoded_size({p, static_cast<std::size_t>(stop - p)});  // nullopt: the walk below fails
-      if (rest && at - before + *rest > limit) throw OverLimit{};
-      out.resize(at + std::max(need, rest.value_or(need)));
+      const std::optional<Rle1Measure> rest = rle1_measure({p, static_cast<std::size_t>(stop - p)});  // nullopt: the walk below fails
+      if (rest && at - before + rest->bytes > limit) throw OverLimit{};
+      out.resize(at + std::max(need, rest ? rest->bytes : need));
     } else {
       // This block's part doubles, not the whole vector (out may hold many blocks before it).
       out.resize(std::max(at + (at - before) + need, at + need + (n - static_cast<std::size_t>(p - in.data())) + 512));
@@ -528,25 +528,28 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
   return rle1_decode_upto(in, out, from, std::numeric_limits<std::size_t>::max()) == Rle1::whole;
 }
 
-std::optional<std::size_t> rle1_decoded_size(std::span<const std::uint8_t> in) {
-  std::size_t n = 0;
-  const std::uint8_t* p = in.data();
-  if (!walk_rle1(
-          p, in.data() + in.size(), [&] { n += 8; }, [&](std::uint8_t, std::size_t k) { n += k; }, [&](std::uint8_t, std::size_t len) { n += len; }))
-    return std::nullopt;
-  return n;
-}
-
-std::optional<std::uint8_t> rle1_single_byte(std::span<const std::uint8_t> in) {
-  if (in.empty()) return std::nullopt;
-  const std::uint8_t c = in[0];
-  bool same = true;
+std::optional<Rle1Measure> rle1_measure(std::span<const std::uint8_t> in) {
+  Rle1Measure m;
+  bool same = !in.empty();
+  const std::uint8_t c = same ? in[0] : 0;
   const std::uint8_t* p = in.data();
   const bool whole = walk_rle1(
-      p, in.data() + in.size(), [&] { same = false; }, [&](std::uint8_t b, std::size_t) { same = same && b == c; },
-      [&](std::uint8_t b, std::size_t) { same = same && b == c; });
-  if (!whole || !same) return std::nullopt;
-  return c;
+      p, in.data() + in.size(),
+      [&] {
+        m.bytes += 8;
+        same = false;  // eight plain bytes hold two values at least
+      },
+      [&](std::uint8_t b, std::size_t k) {
+        m.bytes += k;
+        same = same && b == c;
+      },
+      [&](std::uint8_t b, std::size_t len) {
+        m.bytes += len;
+        same = same && b == c;
+      });
+  if (!whole) return std::nullopt;
+  if (same) m.single = c;
+  return m;
 }
 
 bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t> room,
@@ -554,6 +557,16 @@ bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t
   constexpr std::size_t kMost = 4 + 255;  // the most one step makes
   if (room.size() < 512) throw ContractError("bz2::rle1_decode_pieces: room of " + std::to_string(room.size()) + " bytes, not 512 or more");
   std::uint8_t* const start = room.data();
+  if (const std::optional<Rle1Measure> m = rle1_measure(in); m && m->single) {  // one byte throughout (a zero-filled region): one piece, again
+    std::size_t left = m->bytes;
+    std::memset(start, *m->single, std::min(left, room.size()));
+    for (; left > 0;) {
+      const std::size_t k = std::min(left, room.size());
+      emit({start, k});
+      left -= k;
+    }
+    return true;
+  }
   std::uint8_t* const full = room.data() + room.size() - kMost;  // past it, the next step may not fit
   std::uint8_t* o = start;
   auto hand_on = [&] {
@@ -888,23 +901,14 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
   const Rle1 done =
       rle1_decode_upto(bwt_bytes, out, first, compact_over != 0 && overwrite ? compact_over : std::numeric_limits<std::size_t>::max());
   if (done == Rle1::over) {
-    if (const std::optional<std::size_t> size = rle1_decoded_size(bwt_bytes)) {
-      // Checked through a piece of room, then kept as it is (a tenth to a fiftieth of its bytes).
-      thread_local std::vector<std::uint8_t> room(std::size_t{256} << 10);
-      thread_local int room_fill = -1;  // the byte that fills all of `room`, if one does
-      std::uint32_t crc = 0xFFFFFFFFu;
-      if (const std::optional<std::uint8_t> c = rle1_single_byte(bwt_bytes)) {  // one byte throughout: the same piece again
-        if (room_fill != *c) std::memset(room.data(), *c, room.size());
-        room_fill = *c;
-        for (std::size_t left = *size; left > 0;) {
-          const std::size_t k = std::min(left, room.size());
-          crc = crc_update(crc, {room.data(), k});
-          left -= k;
-        }
-      } else {
-        room_fill = -1;
-        rle1_decode_pieces(bwt_bytes, room, [&crc](std::span<const std::uint8_t> piece) { crc = crc_update(crc, piece); });
-      }
+    // Checked through a piece of room, then kept as it is (a tenth to a fiftieth of its bytes).
+    thread_local std::vector<std::uint8_t> room(std::size_t{256} << 10);
+    std::uint32_t crc = 0xFFFFFFFFu;
+    std::size_t size = 0;
+    if (rle1_decode_pieces(bwt_bytes, room, [&](std::span<const std::uint8_t> piece) {
+          crc = crc_update(crc, piece);
+          size += piece.size();
+        })) {
       crc = ~crc;
       if (crc != s.stored_crc)
         corrupt(where, bit, "block CRC " + std::to_string(crc) + " differs from the stored " + std::to_string(s.stored_crc));
@@ -913,7 +917,7 @@ BlockResult finish_block(std::span<const std::uint8_t> bwt_bytes, const BlockSym
       r.stored_crc = s.stored_crc;
       r.end_bit = s.end_bit;
       r.nblock = s.nblock;
-      r.bytes = *size;
+      r.bytes = size;
       r.compact = true;
       return r;
     }

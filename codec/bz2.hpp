@@ -81,17 +81,20 @@ bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& ou
 // The same, written from out[from] on (from <= out.size()): the bytes after it are overwritten, not
 // kept, so that a recycled vector's stale bytes serve as room instead of being zeroed by resize().
 bool rle1_decode(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t from);
-// The bytes rle1_decode makes of `in`, without making them; nullopt where `in` ends inside a run.
-std::optional<std::size_t> rle1_decoded_size(std::span<const std::uint8_t> in);
+// What rle1_decode makes of `in`, found without making it: how many bytes, and the byte they all
+// are where they are one value (a stretch of one byte, as a zero-filled region gives); nullopt
+// where `in` ends inside a run.
+struct Rle1Measure {
+  std::size_t bytes = 0;
+  std::optional<std::uint8_t> single;
+};
+std::optional<Rle1Measure> rle1_measure(std::span<const std::uint8_t> in);
 // rle1_decode in pieces: the bytes are made in `room` (at least 512 bytes) and handed to
 // emit(piece) each time it is nearly full and at the end, so that a block of long runs (up to
-// 45.9 MB) never lies in memory whole. False as rle1_decode (what came before the run emitted).
+// 45.9 MB) never lies in memory whole; bytes all of one value (rle1_measure) are made once, the
+// same piece handed on again. False as rle1_decode (what came before the run emitted).
 bool rle1_decode_pieces(std::span<const std::uint8_t> in, std::span<std::uint8_t> room,
                         const std::function<void(std::span<const std::uint8_t>)>& emit);
-// The byte every byte rle1_decode makes of `in` is (a stretch of one byte value, as a zero-filled
-// region gives), found without making them; nullopt where they differ, where there are none, or
-// where `in` ends inside a run.
-std::optional<std::uint8_t> rle1_single_byte(std::span<const std::uint8_t> in);
 
 // ---- writing ----------------------------------------------------------------------------------
 

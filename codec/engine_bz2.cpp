@@ -950,7 +950,6 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     std::uint64_t chain = bz2::kHeaderBytes * 8, stream = 1, block = 0, written = 0;
     std::uint32_t combined = 0;
     std::vector<std::uint8_t> piece(std::size_t{1} << 20);  // a compact block's bytes, a piece at a time
-    int piece_fill = -1;  // the byte that fills all of `piece`, if one does
     auto where = [&](std::uint64_t bit) {
       return "stream " + std::to_string(stream) + (block > 0 ? ", block " + std::to_string(block) : std::string()) + " (bit " +
              std::to_string(bit) + " of the input): ";
@@ -1029,20 +1028,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
       const std::uint64_t read_so_far = bytes_in;
       lock.unlock();
       const std::size_t n = d.r.compact ? d.r.bytes : d.bytes.size();
-      if (!d.r.compact) {
-        out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
-      } else if (const std::optional<std::uint8_t> c = bz2::rle1_single_byte(d.bytes)) {  // a stretch of one byte: no bytes to make
-        if (piece_fill != *c) std::memset(piece.data(), *c, piece.size());
-        piece_fill = *c;
-        for (std::size_t left = n; left > 0;) {
-          const std::size_t k = std::min(left, piece.size());
-          out.write(piece.data(), k);
-          left -= k;
-        }
-      } else {  // a block of long runs, decoded here piece by piece
-        piece_fill = -1;
+      if (d.r.compact)  // a block of long runs, decoded here piece by piece
         bz2::rle1_decode_pieces(d.bytes, piece, [&out](std::span<const std::uint8_t> p) { out.write(p.data(), p.size()); });
-      }
+      else
+        out.write_vector(d.bytes);  // a sink that keeps it swaps a spare in
       if (o.trace != nullptr) o.trace->add(o.trace->lane("writer"), "write", got_at, o.trace->now(), 1);
       written += n;
       if (d.bytes.capacity() != 0) out_spares.give_back(std::move(d.bytes));

@@ -36,4 +36,14 @@ class MemSink : public engine::Sink {
   std::vector<std::uint8_t> b;
 };
 
+// A MemSink that keeps its largest single write (a writer that should hand on pieces).
+class LargestWriteSink : public MemSink {
+ public:
+  void write(const std::uint8_t* buf, std::size_t n) override {
+    largest = std::max(largest, n);
+    MemSink::write(buf, n);
+  }
+  std::size_t largest = 0;
+};
+
 }  // namespace parcomp::testing

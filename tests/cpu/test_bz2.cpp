@@ -586,12 +586,12 @@ TEST(Bz2, RunLengthDecodeInPiecesIsTheWholeDecode) {
     });
     ASSERT_EQ(whole, ok);
     ASSERT_TRUE(got == want);
-    const std::optional<std::size_t> size = bz2::rle1_decoded_size(encoded);
-    ASSERT_EQ(size.has_value(), ok);
-    const bool one_byte = ok && !want.empty() && std::all_of(want.begin(), want.end(), [&](std::uint8_t b) { return b == want[0]; });
-    ASSERT_EQ(bz2::rle1_single_byte(encoded), one_byte ? std::optional<std::uint8_t>(want[0]) : std::nullopt);
+    const std::optional<bz2::Rle1Measure> m = bz2::rle1_measure(encoded);
+    ASSERT_EQ(m.has_value(), ok);
     if (ok) {
-      EXPECT_EQ(*size, want.size());
+      EXPECT_EQ(m->bytes, want.size());
+      const bool one_byte = !want.empty() && std::all_of(want.begin(), want.end(), [&](std::uint8_t b) { return b == want[0]; });
+      ASSERT_EQ(m->single, one_byte ? std::optional<std::uint8_t>(want[0]) : std::nullopt);
     }
     if (ok && want.size() > 4 * room_bytes) {
       EXPECT_GE(pieces, want.size() / room_bytes);
@@ -601,15 +601,17 @@ TEST(Bz2, RunLengthDecodeInPiecesIsTheWholeDecode) {
     const auto c = static_cast<std::uint8_t>(rng());
     Bytes same(n, c), encoded;
     bz2::rle1_encode(same, encoded);
-    EXPECT_EQ(bz2::rle1_single_byte(encoded), std::optional<std::uint8_t>(c)) << n << " bytes";
+    EXPECT_EQ(bz2::rle1_measure(encoded)->single, std::optional<std::uint8_t>(c)) << n << " bytes";
     same.push_back(static_cast<std::uint8_t>(c + 1));  // one other byte at the end
     encoded.clear();
     bz2::rle1_encode(same, encoded);
-    EXPECT_EQ(bz2::rle1_single_byte(encoded), std::nullopt) << n << " bytes and another";
+    EXPECT_EQ(bz2::rle1_measure(encoded)->single, std::nullopt) << n << " bytes and another";
   }
-  EXPECT_EQ(bz2::rle1_single_byte(Bytes{}), std::nullopt);
-  EXPECT_EQ(bz2::rle1_single_byte(Bytes{9, 9, 9, 9}), std::nullopt);  // ends inside a run
-  EXPECT_EQ(bz2::rle1_single_byte(Bytes{9, 9, 9, 9, 7}), std::optional<std::uint8_t>(9));  // the count is no byte of the output
+  EXPECT_EQ(bz2::rle1_measure(Bytes{})->bytes, 0u);
+  EXPECT_EQ(bz2::rle1_measure(Bytes{})->single, std::nullopt);
+  EXPECT_FALSE(bz2::rle1_measure(Bytes{9, 9, 9, 9}).has_value());  // ends inside a run
+  EXPECT_EQ(bz2::rle1_measure(Bytes{9, 9, 9, 9, 7})->single, std::optional<std::uint8_t>(9));  // the count is no byte of the output
+  EXPECT_EQ(bz2::rle1_measure(Bytes{9, 9, 9, 9, 7})->bytes, 11u);
   Bytes tiny(511);
   EXPECT_THROW(bz2::rle1_decode_pieces(Bytes{1}, tiny, [](std::span<const std::uint8_t>) {}), parcomp::ContractError);
 }
@@ -1120,13 +1122,7 @@ TEST(Bz2Engine, BlocksOfLongRunsAreWrittenInPieces) {
   for (const int threads : {1, 3, 16}) {
     SCOPED_TRACE(::testing::Message() << threads << " workers");
     MemSource src(file, seed + static_cast<std::uint64_t>(threads));
-    struct Pieces : MemSink {
-      std::size_t largest = 0;
-      void write(const std::uint8_t* buf, std::size_t n) override {
-        largest = std::max(largest, n);
-        MemSink::write(buf, n);
-      }
-    } sink;
+    parcomp::testing::LargestWriteSink sink;
     engine::decompress(src, sink, bz2_options(9, threads));
     ASSERT_EQ(sink.b.size(), in.size());
     ASSERT_TRUE(sink.b == in);

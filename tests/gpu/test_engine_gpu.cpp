@@ -7,6 +7,7 @@
 #include "datasets/synthetic.hpp"
 #include "gpu_test.hpp"
 #include "common/libbz2.hpp"
+#include "common/mem_io.hpp"
 #include "kernels/common/device.hpp"
 
 #include <cuda.h>
@@ -262,13 +263,7 @@ TEST_F(EngineGpu, Bz2BlocksOfLongRunsFromTheGpuAreWrittenInPieces) {
   o.cpu_threads = 0;
   o.bz2_gpu_batch_blocks = 2;
   Reader r(file);
-  struct Pieces : Writer {
-    std::size_t largest = 0;
-    void write(const std::uint8_t* buf, std::size_t n) override {
-      largest = std::max(largest, n);
-      Writer::write(buf, n);
-    }
-  } w;
+  parcomp::testing::LargestWriteSink w;
   const engine::Stats st = engine::decompress(r, w, o);
   ASSERT_EQ(w.b.size(), in.size());
   ASSERT_TRUE(w.b == in);
