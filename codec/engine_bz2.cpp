@@ -1,6 +1,7 @@
 // The streaming engine for .bz2. See engine.hpp.
 #include "bz2.hpp"
 #include "bz2_gpu.hpp"
+#include "bz2_ties.hpp"
 #include "core/errors.hpp"
 #include "cpu_codec.hpp"
 #include "engine.hpp"
@@ -204,6 +205,8 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
     try {
       const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
       std::vector<RawBytes> rle;  // each block's run-length stage, kept from batch to batch (as rle_buffers), grown without zeroing
+      std::vector<std::unique_ptr<cpu::Workspace>> host_ws;  // for blocks of equal rotations, at most one per host thread
+      const std::size_t host_threads = std::max(1u, std::thread::hardware_concurrency());
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
@@ -212,11 +215,46 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
         const double t1 = tr != nullptr ? tr->now() : 0.0;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
+        std::vector<char> periodic(b.items.size(), 0);
         for_each_block(b.items.size(), 0, [&](std::size_t i) {
           rle[i].clear();
           bz2::rle1_encode(b.items[i].bytes, rle[i]);
           b.crc[i] = bz2::block_crc(b.items[i].bytes);
+          periodic[i] = bz2::rotation_period(rle[i]) < rle[i].size() ? 1 : 0;
         });
+        // A block of equal rotations (the run-length stage of a long run of one byte is a short
+        // string repeated) keeps every rotation tied through all of the GPU sort's doubling rounds;
+        // the host's forward BWT takes it in one pass (cpu::least_rotation). Such blocks are encoded
+        // here, as a CPU worker would, and published; the others go to the GPU.
+        std::vector<std::size_t> host;
+        for (std::size_t i = 0; i < b.items.size(); ++i)
+          if (periodic[i] != 0) host.push_back(i);
+        for (std::size_t from = 0; from < host.size(); from += host_threads) {
+          const std::size_t wave = std::min(host_threads, host.size() - from);
+          while (host_ws.size() < wave) host_ws.push_back(std::make_unique<cpu::Workspace>());
+          std::vector<OutBits> outs(wave);
+          for_each_block(wave, 0, [&](std::size_t k) {
+            const InBlock& item = b.items[host[from + k]];
+            outs[k].input_bytes = item.bytes.size();
+            cpu::bz2_compress_block(item.bytes, outs[k].bits, *host_ws[k], 1, &outs[k].row_later);
+          });
+          for (std::size_t k = 0; k < wave; ++k) job.publish(b.items[host[from + k]].seq, std::move(outs[k]));
+        }
+        if (!host.empty()) {  // the rest, in order, for the GPU
+          std::size_t kept = 0;
+          for (std::size_t i = 0; i < b.items.size(); ++i) {
+            if (periodic[i] != 0) continue;
+            if (kept != i) {
+              b.items[kept] = std::move(b.items[i]);
+              b.crc[kept] = b.crc[i];
+              std::swap(rle[kept], rle[i]);
+            }
+            ++kept;
+          }
+          b.items.resize(kept);
+          b.crc.resize(kept);
+          if (kept == 0) continue;  // every block was the host's: no batch (an empty one ends the GPU's loop)
+        }
         // One after the other, copied in place on every host thread (a batch's tens of MB on one
         // thread were most of its preparation).
         for (std::size_t i = 0; i < b.items.size(); ++i) b.offsets.push_back(b.offsets.back() + rle[i].size());
@@ -392,7 +430,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // read whose unfinished block was larger than kHead, the next reads leave the largest block's
   // room: a block of long runs spans reads).
   // The cut's threads: the host threads no CPU worker takes (at least one): with --gpu all of them,
-  // beside CPU workers on every thread one (then cut_blocks cuts block after block, as before).
+  // beside CPU workers on every thread one (then cut_blocks cuts block after block, as before),
+  // and all of them while no block waits for a CPU worker.
   // Until every CPU worker has a block, the workers wait for the reader: the reads and the cut take
   // every host thread then.
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency()), cpu_workers = s.cpu_workers();
@@ -400,7 +439,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   const auto threads_now = [&](std::uint64_t handed_out) {
     if (handed_out < cpu_workers) return hardware;
     const std::lock_guard lock(job.m);
-    return job.gpu_working ? hardware : cut_threads;  // the CPU workers left for a GPU (an input of unknown size)
+    // The CPU workers left for a GPU (an input of unknown size), or no block waits for them (the
+    // reader bounds: blocks of long runs are fast to encode): the cut on every host thread.
+    return job.gpu_working || job.pending.empty() ? hardware : cut_threads;
   };
   struct Read {
     std::shared_ptr<std::uint8_t> chunk;  // the bytes from `head` on
