@@ -430,7 +430,7 @@ TEST(Bz2, AllCutsAtOnceAreTheOneByOneCuts) {
       while (in.size() < n) {
         const std::uint64_t pick = rng() % 100;
         std::size_t len = kind == 0 ? 1 + rng() % 5 : kind == 1 ? 253 + rng() % 7 : kind == 2 ? 1 + rng() % 600 : 1 + rng() % 8;
-        if (kind == 3 && pick == 0) len = 100000 + rng() % 6000000;  // a stretch over many tiles
+        if (kind == 3 && (pick == 0 || in.empty())) len = 100000 + rng() % 6000000;  // a stretch over many tiles (one from the start)
         // kind 1: stretches of exactly 253..259 bytes (each next to a different byte), around the 255 cap
         value = kind == 1 ? static_cast<std::uint8_t>('a' + (value - 'a' + 1 + rng() % 2) % 3) : static_cast<std::uint8_t>('a' + rng() % values);
         in.insert(in.end(), len, value);
