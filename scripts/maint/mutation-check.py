@@ -37,19 +37,19 @@ def both(name, file, pairs, kind="cpu"):
             for i, (a, b) in enumerate(pairs)]
 
 
-C = "codec/container.cpp"
+C = "core/container.cpp"
 MUTATIONS: list[Mutation | list[Mutation]] = [
     # The container parser, check by check (tests/cpu/test_container.cpp).
-    Mutation("parser: magic check removed", C, 'if (get<std::uint32_t>(file, 0) != 0x504D4350u) corrupt(', 'if (false) corrupt(', "cpu"),
-    Mutation("parser: header CRC check removed", C, 'if (crc32(file.first(28)) != get<std::uint32_t>(file, 28)) corrupt(', 'if (false) corrupt(', "cpu"),
-    Mutation("parser: version check removed", C, 'if (get<std::uint16_t>(file, 4) != kVersion) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: magic check removed", C, 'if (get_le<std::uint32_t>(file, 0) != 0x504D4350u) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: header CRC check removed", C, 'if (crc32(file.first(28)) != get_le<std::uint32_t>(file, 28)) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: version check removed", C, 'if (get_le<std::uint16_t>(file, 4) != kVersion) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: configuration check removed", C, 'if (config > 1) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: block size check removed", C, 'if (l.block_bytes == 0 || l.block_bytes > (1u << 24)) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: block count check removed", C, 'if (count != want_count)', 'if (false)', "cpu"),
     Mutation("parser: block count computed with the old overflow", C,
              'l.original_bytes / l.block_bytes + (l.original_bytes % l.block_bytes != 0 ? 1 : 0)',
              '(l.original_bytes + l.block_bytes - 1) / l.block_bytes', "cpu"),
-    Mutation("parser: index CRC check removed", C, 'if (crc32(index) != get<std::uint32_t>(file, index_end - 4)) corrupt(', 'if (false) corrupt(', "cpu"),
+    Mutation("parser: index CRC check removed", C, 'if (crc32(index) != get_le<std::uint32_t>(file, index_end - 4)) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: per-block size check removed", C, 'if (e.original_bytes != want_len) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: offset order check removed", C, 'if (e.payload_offset != expect) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: primary check removed", C, 'if (e.primary >= e.original_bytes) corrupt(', 'if (false) corrupt(', "cpu"),
@@ -59,11 +59,11 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("parser: index past the end check removed", C, 'if (p.index.back() > p.bits) corrupt(', 'if (false) corrupt(', "cpu"),
     Mutation("parser: stream too long check removed", C, 'if (p.bits > std::uint64_t{p.symbols} * kFastMaxLength) corrupt(', 'if (false) corrupt(', "cpu"),
     # The format itself (the golden files).
-    both("format: magic changed on both sides", C, [('put<std::uint32_t>(out, 0x504D4350u);  // "PCMP"', 'put<std::uint32_t>(out, 0x504D4351u);  // "PCMP"'),
-                                                      ('if (get<std::uint32_t>(file, 0) != 0x504D4350u)', 'if (get<std::uint32_t>(file, 0) != 0x504D4351u)')]),
+    both("format: magic changed on both sides", C, [('put_le<std::uint32_t>(out, 0x504D4350u);  // "PCMP"', 'put_le<std::uint32_t>(out, 0x504D4351u);  // "PCMP"'),
+                                                      ('if (get_le<std::uint32_t>(file, 0) != 0x504D4350u)', 'if (get_le<std::uint32_t>(file, 0) != 0x504D4351u)')]),
     both("format: primary and CRC swapped on both sides", C, [
-        ('    put<std::uint32_t>(out, e.primary);\n    put<std::uint32_t>(out, e.crc);', '    put<std::uint32_t>(out, e.crc);\n    put<std::uint32_t>(out, e.primary);'),
-        ('    e.primary = get<std::uint32_t>(file, at + 16);\n    e.crc = get<std::uint32_t>(file, at + 20);', '    e.primary = get<std::uint32_t>(file, at + 20);\n    e.crc = get<std::uint32_t>(file, at + 16);')]),
+        ('    put_le<std::uint32_t>(out, e.primary);\n    put_le<std::uint32_t>(out, e.crc);', '    put_le<std::uint32_t>(out, e.crc);\n    put_le<std::uint32_t>(out, e.primary);'),
+        ('    e.primary = get_le<std::uint32_t>(file, at + 16);\n    e.crc = get_le<std::uint32_t>(file, at + 20);', '    e.primary = get_le<std::uint32_t>(file, at + 20);\n    e.crc = get_le<std::uint32_t>(file, at + 16);')]),
     Mutation("stream format: end marker CRC not checked", "codec/stream_format.cpp", 'check_crc(b, 32, at, "end marker");', '', "cpu"),
     # Fields only the GPU decoder reads, and the code length limits.
     Mutation("oracle: decoder index off by one", "reference/pipeline.cpp", 'if (i % pipeline::kStride == 0) index.push_back(bit);',
@@ -102,8 +102,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "      if (false)", "cpu"),
     Mutation("bz2: a damaged \"BZh\" named as parcomp's only (engine)", "codec/engine.cpp",
              '"neither a parcomp nor a .bz2 file (no parcomp magic and no \\"BZh\\" at the start)"', '"not a parcomp file"', "cpu"),
-    Mutation("bz2: the magic filter forgets the end magic", "codec/bz2.cpp", "for (const std::uint64_t m : {kBlockMagic, kEndMagic})\n    for (int s = 0; s < 8; ++s) f[",
-             "for (const std::uint64_t m : {kBlockMagic})\n    for (int s = 0; s < 8; ++s) f[", "cpu"),
+    Mutation("bz2: the magic filter forgets the end magic", "codec/bz2.cpp", "  for (const std::uint64_t m : {kBlockMagic, kEndMagic})\n    for (int s = 0; s < 8; ++s)\n      for (int j = 0;",
+             "  for (const std::uint64_t m : {kBlockMagic})\n    for (int s = 0; s < 8; ++s)\n      for (int j = 0;", "cpu"),
     Mutation("bz2: a magic across a scan piece's edge missed", "codec/bz2.cpp", "std::min(to_bit, a + piece + 47);",
              "std::min(to_bit, a + piece + 46);", "cpu"),
     Mutation("bz2: two CRC slices swapped", "codec/bz2.cpp", "kCrcSlices[3][p[4]] ^ kCrcSlices[2][p[5]]", "kCrcSlices[2][p[4]] ^ kCrcSlices[3][p[5]]", "cpu"),
@@ -122,9 +122,14 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "if (sym < 0 || sym == eob || length > Bits - used) break;", "if (sym < 0 || length > Bits - used) break;", "cpu"),
     Mutation("bz2 GPU walk: a group's table taken from the group before", "kernels/bz2/bz2_steps.hpp",
              "    if (g + 1 < n_selectors) next_table = w.selectors[g + 1];", "    if (g + 1 < n_selectors) next_table = w.selectors[g];", "cpu"),
-    Mutation("bz2 cut_blocks: runs of 256 bytes", "codec/bz2.cpp",
-             "      while (e < n && e - r < kMaxRun && p[e] == p[r]) ++e;\n      const std::size_t len = e - r;\n      f(r,",
-             "      while (e < n && e - r <= kMaxRun && p[e] == p[r]) ++e;\n      const std::size_t len = e - r;\n      f(r,", "cpu"),
+    Mutation("bz2 cut: runs of 256 bytes", "codec/bz2.cpp",
+             "return stretch_end(p, r + 1, std::min(n, r + kMaxRun), p[r]);", "return stretch_end(p, r + 1, std::min(n, r + kMaxRun + 1), p[r]);", "cpu"),
+    Mutation("bz2 cut_blocks: a tile's runs of 255 in a stretch counted one too many", "codec/bz2.cpp",
+             "const std::size_t full = (std::min(se, b) - r - 1) / kMaxRun;", "const std::size_t full = (std::min(se, b) - r) / kMaxRun;", "cpu"),
+    Mutation("bz2 cut_blocks: a tile's last stretch start looked for eight bytes a step past starts", "codec/bz2.cpp",
+             "load8(p + i - 8) == load8(p + i - 9)) i -= 8;", "load8(p + i - 8) == load8(p + i - 8)) i -= 8;", "cpu"),
+    Mutation("bz2 cut_blocks: a tile with stretch starts taken for one stretch", "codec/bz2.cpp",
+             "if (stretch_end(p, lo, i, p[lo - 1]) == i) return;", "if (stretch_end(p, lo, i, p[lo - 1]) != lo) return;", "cpu"),
     Mutation("bz2 cut_blocks: a stretch over a whole tile restarts at the next tile", "codec/bz2.cpp",
              "last_start[t - 1] != n ? last_start[t - 1] : first_stretch[t - 1];", "last_start[t - 1] != n ? last_start[t - 1] : a;", "cpu"),
     Mutation("bz2 cut_blocks: a run of four counted as four bytes", "codec/bz2.cpp",
@@ -272,11 +277,13 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("suite-call: dropped rows run all the same", "scripts/maint/suite-call.sh",
              "if n not in mine and n not in gone", "if n not in mine", "python"),
     Mutation("suite_estimate: the rows left estimated by their count", "scripts/maint/suite_estimate.py",
-             "share = rows_share(rows, base, names, todo)", "share = None", "python"),
+             "got = rows_share(rows, base, names, these) if base is not None and rows else None", "got = None", "python"),
     Mutation("suite_estimate: another GPU's seconds taken as this one's", "scripts/maint/suite_estimate.py",
              "base = gpus[g].seconds[key] * slower[g]", "base = gpus[g].seconds[key]", "python"),
     Mutation("suite_estimate: a stop at a deadline forgotten", "scripts/maint/suite_estimate.py",
-             "need = max(need or 0.0, 1.5 * mine.stopped[key] + 30)", "pass", "python"),
+             "need = max(need or 0.0, floor)", "pass", "python"),
+    Mutation("suite_estimate: a stopped part's floor kept whole for rows held back", "scripts/maint/suite_estimate.py",
+             "floor *= part_of(todo) / part_of(todo + kept)", "pass", "python"),
     Mutation("merge_results: only the first file's dataset records kept", "scripts/merge_results.py",
              '            datasets.setdefault(key, record)', '            datasets.setdefault(key, record) if path is first_path else None', "python"),
     Mutation("plots: figures written as RGBA, not a palette", "plots/common.py",
@@ -331,7 +338,9 @@ def tests_fail(kind: str, build_dir: Path) -> tuple[bool, str]:
                                                                  "tests/python/test_fetch.py", "tests/python/test_tools.py",
                                                                  "tests/python/test_run_experiments.py", "tests/python/test_suite_call.py",
                                                                  "tests/python/test_suite_estimate.py"]
-    r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", *files], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+    # Deselected: the row check, which any mutation's edit trips (its text is gone while it is applied).
+    r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "--deselect",
+                        "tests/python/test_tools.py::test_every_mutation_still_finds_its_line", *files], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     failed = [l.split("::")[-1].split()[0] for l in r.stdout.splitlines() if l.startswith("FAILED")]
     return r.returncode != 0, (failed[0] if failed else ("exit %d" % r.returncode))
 

@@ -19,7 +19,10 @@ For each unit with rows to run:
   exists; else by the number of rows. The rows of one part differ by far (codecs.landscape on the
   tarball: zstd -19 143 s, nvCOMP's LZ4 8.5 s on the H200), and by count the 12 slowest of 68 rows
   were estimated at 108 s and stopped at the deadline after 173 s on the H100;
-- a part stopped at a deadline (KEY.stopped): at least 1.5 times that plus 30 s.
+- a part stopped at a deadline (KEY.stopped): at least 1.5 times that plus 30 s, for the rows it
+  had then; where this call holds some of them back (suite-call.sh --hold, PARTS/.held.json), that
+  floor times the share of those rows it runs (by their times as above, else their count): a part
+  stopped at 375 s by its two slowest rows was otherwise never started again without them.
 The bundle's runner (575289d's too) scales a unit's estimate by the share of its rows to run, so
 the unit's seconds written are the rows' estimate divided by that share.
 """
@@ -109,9 +112,10 @@ def rows_share(rows: dict[str, float], total: float, names: list[str], todo: lis
 
 
 def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dict[str, Parts],
-             rough: dict) -> dict[str, float]:
+             rough: dict, held: dict[str, list[str]] | None = None) -> dict[str, float]:
     """Seconds for each unit (key, all its rows, its rows to run) that has rows to run, in the
-    runner's terms (scaled up by the share of its rows it will run)."""
+    runner's terms (scaled up by the share of its rows it will run); `held`: each unit's rows this
+    call holds back."""
     mine = gpus.get(slug, Parts())
     others = sorted((g for g in gpus if g != slug),
                     key=lambda g: -len(set(gpus[g].seconds) & set(mine.seconds)))
@@ -129,18 +133,24 @@ def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dic
                     base = gpus[g].seconds[key] * slower[g]
                     rows = gpus[g].rows.get(key)
                     break
-        share = None
         if base is None:
             experiment = key.split("@")[0]
             if key in rough.get("unit_seconds", {}):
                 base = float(rough["unit_seconds"][key])
             elif experiment in rough.get("experiment_seconds", {}) and key == experiment:
                 base = float(rough["experiment_seconds"][experiment])
-        if base is not None and rows:
-            share = rows_share(rows, base, names, todo)
-        need = None if base is None else base * (share if share is not None else len(todo) / len(names))
+
+        def part_of(these: list[str]) -> float:
+            got = rows_share(rows, base, names, these) if base is not None and rows else None
+            return got if got is not None else len(these) / len(names)
+
+        need = None if base is None else base * part_of(todo)
         if key in mine.stopped:
-            need = max(need or 0.0, 1.5 * mine.stopped[key] + 30)
+            kept = [n for n in (held or {}).get(key, []) if n not in todo]
+            floor = 1.5 * mine.stopped[key] + 30
+            if kept:
+                floor *= part_of(todo) / part_of(todo + kept)
+            need = max(need or 0.0, floor)
         if need is not None:
             out[key] = round(need * len(names) / len(todo), 3)
     return out
@@ -161,7 +171,9 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, bundle)
     import run_experiments as rx  # the bundle's own runner: its units, its part files
     units = [(u.key, list(u.names), rx.PartState(Path(parts), u.key).todo(u)) for u in rx.plan(bench, regex, [], split)]
-    seconds = estimate(units, slug, gpus, rough)
+    held_file = Path(parts) / ".held.json"
+    held = json.loads(held_file.read_text()) if held_file.is_file() and held_file.stat().st_size else {}
+    seconds = estimate(units, slug, gpus, rough, held)
     # Units with no estimate here fall back on the runner's own: their share of the experiment's.
     ctx = {"unit_seconds": seconds, "experiment_seconds": rough.get("experiment_seconds", {})}
     print(json.dumps({"context": ctx, "benchmarks": []}))

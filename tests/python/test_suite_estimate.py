@@ -97,6 +97,21 @@ def test_a_part_stopped_at_a_deadline_is_estimated_longer(tmp_path):
     assert runner_need(e, "u@d", NAMES, list(SLOW)) == pytest.approx(1.5 * 150 + 30)
 
 
+def test_a_stopped_part_with_rows_held_back_is_estimated_for_the_rows_it_runs(tmp_path):
+    mine = se.Parts.from_folder(_folder(tmp_path / "mine", {"u@d.seconds": "0\n", "u@d.todo": "\n".join(FAST),
+                                                             "u@d.stopped": "150\n"}))
+    gpus = {"other": other_gpu(tmp_path), "mine": mine}
+    e = se.estimate([("u@d", NAMES, list(FAST))], "mine", gpus, {}, {"u@d": list(SLOW)})
+    # the fast rows' share of the rows the part had when it stopped, by their times on the other GPU
+    floor = (1.5 * 150 + 30) * (10 + 10 * 10 / 12) / 200
+    assert runner_need(e, "u@d", NAMES, list(FAST)) == pytest.approx(floor)
+    by_count = se.Parts.from_folder(_folder(tmp_path / "count", {"v@d.seconds": "0\n", "v@d.todo": "v/1\nv/2\nv/3\nv/4\n", "v@d.stopped": "100\n"}))
+    e = se.estimate([("v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"])], "mine", {"mine": by_count}, {}, {"v@d": ["v/2", "v/3", "v/4"]})
+    assert runner_need(e, "v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"]) == pytest.approx((1.5 * 100 + 30) / 4)
+    e = se.estimate([("v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"])], "mine", {"mine": by_count}, {})
+    assert runner_need(e, "v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"]) == pytest.approx(1.5 * 100 + 30), "nothing held"
+
+
 def test_done_parts_and_a_cut_file_give_no_estimate(tmp_path):
     parts = se.Parts.from_folder(_folder(tmp_path / "f", {"u@d.seconds": "5\n", "u@d.json": '{"benchmarks": [',
                                                           "u@d.2.json": part_json({"u/x": 2.0})}))
