@@ -315,11 +315,15 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
   // The runs starting in tile t, in order: walk(t, f) calls f(r, ones, bytes): `ones` (8) runs of
   // one byte each from r where eight bytes each differ from the next, else one run from r that adds
   // `bytes` (ones = 0). A run's end is the next run's start (a stretch's end, or 255 bytes on).
+  // The first run start in tile t: its first byte, or where a run from before it ends (the
+  // stretch's end, or 255 bytes into it).
+  auto first_run = [&](std::size_t t) {
+    const std::size_t a = t * kTile, ss = first_stretch[t];
+    return (a - ss) % kMaxRun == 0 ? a : stretch_end(p, a, std::min(n, ss + ((a - ss) / kMaxRun + 1) * kMaxRun), p[ss]);
+  };
   auto walk = [&](std::size_t t, auto&& f) {
-    const std::size_t a = t * kTile, b = tile_end(t), ss = first_stretch[t];
-    std::size_t r = a;
-    if ((a - ss) % kMaxRun != 0)  // byte a is inside a run: the next run starts at the stretch's end or 255 bytes into it
-      r = stretch_end(p, a, std::min(n, ss + ((a - ss) / kMaxRun + 1) * kMaxRun), p[ss]);
+    const std::size_t b = tile_end(t);
+    std::size_t r = first_run(t);
     while (r < b) {
       if (r + 9 <= n && r + 8 <= b && zero_bytes(load8(p + r) ^ load8(p + r + 1)) == 0) {
         f(r, std::size_t{8}, std::size_t{8});
@@ -340,9 +344,8 @@ std::vector<std::size_t> cut_blocks(std::span<const std::uint8_t> in, int level,
   // Text has pairs of equal bytes in most eight-byte windows, which sent walk's steps to its
   // byte-by-byte path.
   auto tile_bytes = [&](std::size_t t) {
-    const std::size_t a = t * kTile, b = tile_end(t), ss = first_stretch[t];
-    std::size_t r = a;
-    if ((a - ss) % kMaxRun != 0) r = stretch_end(p, a, std::min(n, ss + ((a - ss) / kMaxRun + 1) * kMaxRun), p[ss]);
+    const std::size_t b = tile_end(t);
+    std::size_t r = first_run(t);
     std::uint64_t sum = 0;
     while (r < b) {
       while (r + 11 <= b) {
