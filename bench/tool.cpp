@@ -45,6 +45,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -150,9 +151,12 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& stdin_path,
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    // A bench killed (at a deadline, by timeout) takes its jobs and the GPU holder with it.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(126);
     if (in_fd >= 0 && ::dup2(in_fd, 0) < 0) ::_exit(126);
     if (out_fd >= 0 && ::dup2(out_fd, 1) < 0) ::_exit(126);
     if (!stdin_path.empty()) {

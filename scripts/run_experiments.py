@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import os
 import re
 import signal
 import subprocess
@@ -145,6 +146,15 @@ def plan(bench: str, regex: str, args: list[str], split: str | None = None) -> l
             whole = f"^{ere_escape(e)}/[^/]+/{ere_escape(d)}/" if d and names == every_of_d else None
             out.append(Unit(f"{e}@{d}", e, names, whole))
     return out
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kills a part's process group (the bench and every program it started) and reaps the bench."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def duration(s: float) -> str:
@@ -415,18 +425,24 @@ def main(argv=None) -> int:
                     continue
             part = state.next_file()
             t = time.monotonic()
+            # Its own process group: a part stopped (or interrupted) takes the programs it started with
+            # it, such as tool.load's jobs and the process holding the GPU's memory.
             proc = subprocess.Popen([a.bench, f"--benchmark_filter={u.filter_for(names)}", f"--benchmark_out={part}",
-                                     "--benchmark_out_format=json", *interleaving(u.experiment, a.args), *a.args])
+                                     "--benchmark_out_format=json", *interleaving(u.experiment, a.args), *a.args],
+                                    start_new_session=True)
             try:
                 returncode = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-                proc.wait()
+                kill_group(proc)
                 part.unlink(missing_ok=True)
                 left_over.append(u.key)
                 print(f"[{k}/{len(steps)}] {u.key}: stopped at the deadline after {duration(time.monotonic() - t)}; "
                       "it runs again in a later call", file=sys.stderr, flush=True)
                 continue
+            except BaseException:  # Ctrl-C does not reach a process group of its own
+                kill_group(proc)
+                raise
+            kill_group(proc)  # what the part started and left behind
             took = time.monotonic() - t
             if returncode != 0:
                 failed.append(f"{u.key} (exit {returncode})")

@@ -179,8 +179,12 @@ nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 printf '%s\n' "$info" >"$out/device.json"
 # The pinned bundle's own runner (run_experiments.py beside its parcomp-bench).
 python3 "$dest/bundle/run_experiments.py" "$bench" --out "$out/bench.json" --filter "$filter" --parts "$parts" \
-  --deadline "$deadline" --split "$split" "${PARCOMP_SUITE_ACCEPT_MISSING[@]}" ${estimate[@]+"${estimate[@]}"} 2>&1 | tee "$out/run.log" >&2
-rc=${PIPESTATUS[0]}
+  --deadline "$deadline" --split "$split" "${PARCOMP_SUITE_ACCEPT_MISSING[@]}" ${estimate[@]+"${estimate[@]}"} > >(tee "$out/run.log" >&2) 2>&1
+rc=$?
+# An older pinned runner stops a part at the deadline without the programs it started, which would
+# hold the GPU's memory and the log's pipe: whatever the bundle started goes.
+pkill -KILL -f "^$dest/bundle/" 2>/dev/null
+wait $! 2>/dev/null
 # A part stopped at the deadline took at least that long: KEY.stopped keeps the longest such time.
 python3 - "$out/run.log" "$parts" <<'PY'
 import re, sys

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +31,10 @@ with open(sys.argv[0] + ".calls", "a") as f:
 with open(sys.argv[0] + ".args", "a") as f:
     f.write(json.dumps(sys.argv[1:]) + "\n")
 import os, time
+if os.environ.get("FAKE_CHILD"):  # a program the bench starts (tool.load's jobs), on the same stdout
+    import subprocess
+    child = subprocess.Popen(["sleep", "60"])
+    open(os.environ["FAKE_CHILD"], "w").write(str(child.pid))
 if os.environ.get("FAKE_SLOW") and re.search(os.environ["FAKE_SLOW"], flt):
     open(args["--benchmark_out"], "w").write('{"context": {}, "benchmarks": [')  # as the library writes as it goes
     time.sleep(30)
@@ -134,6 +139,26 @@ def test_parts_over_several_calls_with_a_deadline(tmp_path):
     assert set(doc["context"]["experiment_seconds"]) == {"a.one", "b.two", "c.three"}
     assert doc["context"]["run_seconds"] == round(sum(doc["context"]["experiment_seconds"].values()), 3) or \
         abs(doc["context"]["run_seconds"] - sum(doc["context"]["experiment_seconds"].values())) < 0.01
+
+
+def test_a_part_stopped_at_the_deadline_takes_what_it_started_with_it(tmp_path):
+    """A program the bench started (a job, the process holding the GPU's memory) would outlive a
+    bench killed at the deadline, keep the runner's output pipe open and hold the GPU: the part's
+    whole process group goes."""
+    bench, pidfile = fake_bench(tmp_path), tmp_path / "child.pid"
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(tmp_path / "o.json"), "--parts", str(tmp_path / "parts"),
+                        "--deadline", "2", "--filter", "b\\.two"], capture_output=True, text=True, timeout=30,
+                       env={**os.environ, "FAKE_SLOW": "two", "FAKE_CHILD": str(pidfile)})
+    assert "b.two: stopped at the deadline" in r.stderr
+    pid = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the bench's child {pid} outlived the part")
 
 
 def test_deadline_needs_parts(tmp_path):
