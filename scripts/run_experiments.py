@@ -148,13 +148,25 @@ def plan(bench: str, regex: str, args: list[str], split: str | None = None) -> l
     return out
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    """Kills a part's process group (the bench and every program it started) and reaps the bench."""
+def wait_unreaped(proc: subprocess.Popen, timeout: float | None) -> bool:
+    """Waits up to `timeout` seconds for the bench to exit, without reaping it: while it is not
+    reaped, its process group's id cannot be given to another group. True if it exited."""
+    end = None if timeout is None else time.monotonic() + timeout
+    while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
+        if end is not None and time.monotonic() >= end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def kill_group(proc: subprocess.Popen) -> int:
+    """Kills a part's process group (the bench and every program it started, such as tool.load's
+    jobs and the process holding the GPU's memory), then reaps the bench: its exit status."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    proc.wait()
+    return proc.wait()
 
 
 def duration(s: float) -> str:
@@ -425,24 +437,21 @@ def main(argv=None) -> int:
                     continue
             part = state.next_file()
             t = time.monotonic()
-            # Its own process group: a part stopped (or interrupted) takes the programs it started with
-            # it, such as tool.load's jobs and the process holding the GPU's memory.
+            # Its own process group, which goes when the part ends, is stopped or is interrupted
+            # (Ctrl-C does not reach a group of its own): nothing the part started outlives it.
             proc = subprocess.Popen([a.bench, f"--benchmark_filter={u.filter_for(names)}", f"--benchmark_out={part}",
                                      "--benchmark_out_format=json", *interleaving(u.experiment, a.args), *a.args],
                                     start_new_session=True)
             try:
-                returncode = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                kill_group(proc)
+                ended = wait_unreaped(proc, timeout)
+            finally:
+                returncode = kill_group(proc)
+            if not ended:
                 part.unlink(missing_ok=True)
                 left_over.append(u.key)
                 print(f"[{k}/{len(steps)}] {u.key}: stopped at the deadline after {duration(time.monotonic() - t)}; "
                       "it runs again in a later call", file=sys.stderr, flush=True)
                 continue
-            except BaseException:  # Ctrl-C does not reach a process group of its own
-                kill_group(proc)
-                raise
-            kill_group(proc)  # what the part started and left behind
             took = time.monotonic() - t
             if returncode != 0:
                 failed.append(f"{u.key} (exit {returncode})")

@@ -150,15 +150,22 @@ def test_a_part_stopped_at_the_deadline_takes_what_it_started_with_it(tmp_path):
                         "--deadline", "2", "--filter", "b\\.two"], capture_output=True, text=True, timeout=30,
                        env={**os.environ, "FAKE_SLOW": "two", "FAKE_CHILD": str(pidfile)})
     assert "b.two: stopped at the deadline" in r.stderr
-    pid = int(pidfile.read_text())
+    assert_gone(int(pidfile.read_text()))
+    # A part that ends by itself: what it left behind goes too.
+    r = subprocess.run([sys.executable, str(SCRIPT), str(bench), "--out", str(tmp_path / "o.json"), "--parts", str(tmp_path / "parts"),
+                        "--filter", "a\\.one"], capture_output=True, text=True, timeout=30, env={**os.environ, "FAKE_CHILD": str(pidfile)})
+    assert r.returncode == 0 and "a.one: 2 benchmarks" in r.stderr, r.stderr
+    assert_gone(int(pidfile.read_text()))
+
+
+def assert_gone(pid: int) -> None:
     for _ in range(50):
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            break
+            return
         time.sleep(0.1)
-    else:
-        raise AssertionError(f"the bench's child {pid} outlived the part")
+    raise AssertionError(f"the bench's child {pid} outlived the part")
 
 
 def test_deadline_needs_parts(tmp_path):
