@@ -182,7 +182,8 @@ python3 "$dest/bundle/run_experiments.py" "$bench" --out "$out/bench.json" --fil
   --deadline "$deadline" --split "$split" "${PARCOMP_SUITE_ACCEPT_MISSING[@]}" ${estimate[@]+"${estimate[@]}"} > >(tee "$out/run.log" >&2) 2>&1
 rc=$?
 # An older pinned runner stops a part at the deadline without the programs it started, which would
-# hold the GPU's memory and the log's pipe: whatever the bundle started goes.
+# hold the GPU's memory and the log's pipe: whatever the bundle started goes (one job of a run at a
+# time on a machine: its jobs share the parts and the bundle).
 pkill -KILL -f "^$dest/bundle/" 2>/dev/null
 wait $! 2>/dev/null
 # A part stopped at the deadline took at least that long: KEY.stopped keeps the longest such time.
