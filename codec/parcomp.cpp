@@ -516,11 +516,11 @@ int process(const Cli& cli, const std::string& file, bool progress_on) {
       const double raw = static_cast<double>(st.original_bytes), packed = static_cast<double>(st.compressed_bytes);
       std::fprintf(stderr,
                    "parcomp: %s: %s -> %s (ratio %.4f) in %.3f s, %s/s of uncompressed data; %llu blocks, %llu on %zu GPU(s), "
-                   "%u CPU workers%s\n",
+                   "%llu on the host (%u CPU workers)%s\n",
                    name.c_str(), human(decompress ? packed : raw).c_str(), human(decompress ? raw : packed).c_str(),
                    raw > 0 ? packed / raw : 0.0, st.seconds, human(st.seconds > 0 ? raw / st.seconds : 0).c_str(),
                    static_cast<unsigned long long>(st.blocks), static_cast<unsigned long long>(st.gpu_blocks), st.gpus.size(),
-                   st.cpu_workers,
+                   static_cast<unsigned long long>(st.blocks > st.gpu_blocks ? st.blocks - st.gpu_blocks : 0), st.cpu_workers,
                    st.first_gpu_ready_s >= 0 ? (", first GPU ready after " + std::to_string(st.first_gpu_ready_s) + " s").c_str() : "");
     }
     return kOk;

@@ -242,8 +242,14 @@ def test_progress_line(sample):
 
 
 def test_verbose_says_what_ran_where(sample):
-    r = run("-v", "-c", sample)
-    assert b"ratio" in r.stderr and b"CPU workers" in r.stderr
+    """Every block is counted where it ran: on the GPUs, or on the host (the CPU workers, or a GPU's
+    preparer for blocks of equal rotations)."""
+    for args in (["-9"], ["--format", "parcomp"]):
+        r = run("-v", *args, "-c", sample)
+        m = re.search(rb"(\d+) blocks, (\d+) on \d+ GPU\(s\), (\d+) on the host \(\d+ CPU workers\)", r.stderr)
+        assert b"ratio" in r.stderr and m, r.stderr
+        blocks, gpu, host = map(int, m.groups())
+        assert blocks > 0 and gpu + host == blocks, r.stderr
 
 
 def test_a_signal_leaves_no_partial_file(tmp_path):
