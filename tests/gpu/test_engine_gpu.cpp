@@ -167,6 +167,12 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   o.bz2_gpu_batch_blocks = 3;
   o.input_bytes = in.size();
   o.bz2_gpu_from_bytes = in.size();
+  // CPU workers while CUDA starts (the default) write the same bytes and leave the rest to the GPU.
+  engine::Stats sy;
+  ASSERT_TRUE(run(true, in, o, &sy) == want);
+  EXPECT_EQ(sy.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_LE(sy.gpu_blocks, sy.blocks);
+  o.cpu_while_cuda_starts = false;
   engine::Stats st;
   const Bytes got = run(true, in, o, &st);
   ASSERT_TRUE(got == want);
