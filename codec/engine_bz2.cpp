@@ -74,8 +74,8 @@ Options with_bz2_batches(Options o, std::size_t batch) {
 std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::max<std::uint64_t>(bz2_gpu_threshold(o, decompress) / 32, 1); }
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
-// bz2_gpu_from_bytes or more on the GPUs alone (gpu_first: CPU workers on every hardware thread if
-// none starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
+// bz2_gpu_from_bytes or more on the GPUs (gpu_first: CPU workers on every hardware thread if none
+// starts; in compression also while CUDA starts, Options::cpu_while_cuda_starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
 // until bz2_gpu_from_bytes of it are read, then on the GPUs (gpu_later); --cpu's CPU workers.
 Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bool& gpu_later) {
   const char* what = decompress ? ".bz2 decompression" : ".bz2 compression";
@@ -91,6 +91,7 @@ Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bo
   }
   if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
+    if (decompress) o.cpu_while_cuda_starts = false;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
                 std::to_string(from) + " or more (--cpu keeps it on the CPU workers)");
@@ -205,13 +206,27 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
     try {
       const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
       std::vector<RawBytes> rle;  // each block's run-length stage, kept from batch to batch (as rle_buffers), grown without zeroing
-      std::vector<std::unique_ptr<cpu::Workspace>> host_ws;  // for blocks of equal rotations, at most one per host thread
+      // Blocks of equal rotations, encoded on the host beside the preparer's next batches: a batch
+      // holds as few as four blocks of long runs (its share of the input in flight), each tens of
+      // milliseconds on one thread, so waiting for them left most host threads idle.
+      std::mutex ws_m;
+      std::vector<std::unique_ptr<cpu::Workspace>> host_ws;  // kept for the next host encodings
+      std::deque<std::future<void>> host_encodes;
       const std::size_t host_threads = std::max(1u, std::thread::hardware_concurrency());
+      const std::size_t most_encodes = std::max<std::size_t>(1, host_threads / 4);
+      const auto finish_host_encodes = [&](std::size_t keep) {  // the oldest first
+        while (host_encodes.size() > keep) {
+          std::future<void> f = std::move(host_encodes.front());
+          host_encodes.pop_front();
+          f.get();
+        }
+      };
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
         b.items = job.claim(plan.batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
         if (!b.items.empty()) job.gpu_took_work();
+        if (b.items.empty()) finish_host_encodes(0);  // every block published before the GPU's loop ends
         const double t1 = tr != nullptr ? tr->now() : 0.0;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
@@ -225,22 +240,38 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
         // A block of equal rotations (the run-length stage of a long run of one byte is a short
         // string repeated) keeps every rotation tied through all of the GPU sort's doubling rounds;
         // the host's forward BWT takes it in one pass (cpu::least_rotation). Such blocks are encoded
-        // here, as a CPU worker would, and published; the others go to the GPU.
-        std::vector<std::size_t> host;
+        // on the host, as a CPU worker would, and published; the others go to the GPU.
+        std::vector<InBlock> host;
         for (std::size_t i = 0; i < b.items.size(); ++i)
-          if (periodic[i] != 0) host.push_back(i);
-        for (std::size_t from = 0; from < host.size(); from += host_threads) {
-          const std::size_t wave = std::min(host_threads, host.size() - from);
-          while (host_ws.size() < wave) host_ws.push_back(std::make_unique<cpu::Workspace>());
-          std::vector<OutBits> outs(wave);
-          for_each_block(wave, 0, [&](std::size_t k) {
-            const InBlock& item = b.items[host[from + k]];
-            outs[k].input_bytes = item.bytes.size();
-            cpu::bz2_compress_block(item.bytes, outs[k].bits, *host_ws[k], 1, &outs[k].row_later);
-          });
-          for (std::size_t k = 0; k < wave; ++k) job.publish(b.items[host[from + k]].seq, std::move(outs[k]));
-        }
-        if (!host.empty()) {  // the rest, in order, for the GPU
+          if (periodic[i] != 0) host.push_back(std::move(b.items[i]));
+        if (!host.empty()) {
+          host_encodes.push_back(std::async(std::launch::async, [&job, &ws_m, &host_ws, blocks = std::move(host)] {
+            try {  // an error stops the job at once: the writer would wait for these blocks
+              std::vector<std::unique_ptr<cpu::Workspace>> ws(blocks.size());
+              {
+                const std::lock_guard lock(ws_m);
+                for (auto& w : ws) {
+                  if (host_ws.empty()) break;
+                  w = std::move(host_ws.back());
+                  host_ws.pop_back();
+                }
+              }
+              for (auto& w : ws)
+                if (!w) w = std::make_unique<cpu::Workspace>();
+              std::vector<OutBits> outs(blocks.size());
+              for_each_block(blocks.size(), 0, [&](std::size_t k) {
+                outs[k].input_bytes = blocks[k].bytes.size();
+                cpu::bz2_compress_block(blocks[k].bytes, outs[k].bits, *ws[k], 1, &outs[k].row_later);
+              });
+              for (std::size_t k = 0; k < blocks.size(); ++k) job.publish(blocks[k].seq, std::move(outs[k]));
+              const std::lock_guard lock(ws_m);
+              for (auto& w : ws) host_ws.push_back(std::move(w));
+            } catch (...) {
+              job.fail(std::current_exception());
+            }
+          }));
+          finish_host_encodes(most_encodes);
+          // the rest, in order, for the GPU
           std::size_t kept = 0;
           for (std::size_t i = 0; i < b.items.size(); ++i) {
             if (periodic[i] != 0) continue;
@@ -269,6 +300,8 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
         hcv.wait(lock, [&] { return !slot.has_value() || gpu_gone; });
         if (gpu_gone) {
           job.give_back(std::move(b.items));
+          lock.unlock();
+          finish_host_encodes(0);
           return;
         }
         slot = std::move(b);

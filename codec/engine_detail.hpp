@@ -12,6 +12,8 @@
 #include "kernels/common/device_buffer.hpp"
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -556,6 +558,13 @@ class TraceSteps {
   std::string lane_;
 };
 
+// A thread at SCHED_IDLE, where it runs only when no other thread wants its core (CUDA's start-up,
+// the reader), or back at the default (SCHED_OTHER). Where the system refuses, it stays as it was.
+inline void set_lowest_priority(std::thread& t, bool lowest) {
+  sched_param p{};
+  (void)pthread_setschedparam(t.native_handle(), lowest ? SCHED_IDLE : SCHED_OTHER, &p);
+}
+
 inline void note(const Options& o, const std::string& what) {
   if (o.on_note) o.on_note(what);
 }
@@ -677,6 +686,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
   std::vector<Device> devs;  // the devices asked for that exist
   std::vector<std::thread> cpu_threads;
   unsigned cpu_started = 0;
+  bool cpu_yielding = false;  // cpu_threads at the lowest priority while CUDA starts
   bool counted = false, any_started = false;
   std::optional<GpuNeeds> needs;
   std::size_t batch = o.gpu_batch_blocks;  // each GPU's: the options' split among the GPUs (gpu_batch_per_device)
@@ -690,7 +700,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     for (auto& t : cpu_threads) t.join();
     cpu_threads.clear();
   };
-  const auto start_cpu = [&] {
+  const auto start_cpu = [&](bool yielding) {
     stop_cpu();  // those from before have left (a GPU took the work)
     const unsigned n = std::max(1u, std::thread::hardware_concurrency());
     {
@@ -704,7 +714,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       job.cv.notify_all();
     }
     ++cpu_started;
-    for (unsigned i = 0; i < n; ++i)
+    for (unsigned i = 0; i < n; ++i) {
       cpu_threads.emplace_back([&job, &cpu_worker] {
         try {
           cpu_worker();
@@ -712,6 +722,8 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
           job.fail(std::current_exception());
         }
       });
+      if (yielding) set_lowest_priority(cpu_threads.back(), true);
+    }
   };
   const auto launch = [&](Device& dv, const GpuPlan& plan, double ready_s) {
     const unsigned threads = threads_per_lane ? plan.lanes : 1u;
@@ -803,6 +815,11 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     launch(dv, plan, ready_s);
   };
   try {
+    if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu) {
+      note(o, "the CPU workers take blocks at the lowest priority while CUDA starts");
+      start_cpu(true);
+      cpu_yielding = true;
+    }
     for (;;) {
       const gpu_warmup::State w = gpu_warmup::poll();
       if (w.counted && !counted) {
@@ -878,6 +895,12 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
         if (dv.state == Device::running) any_running = true;
         if (dv.state != Device::finished) all_finished = false;
       }
+      // CUDA's start-up over (every device ready, or none can be) and no GPU working: the CPU
+      // workers are the job's now, at the default priority (beside a GPU they leave after a block).
+      if (cpu_yielding && counted && !any_running && std::none_of(devs.begin(), devs.end(), [](const Device& dv) { return dv.state == Device::starting; })) {
+        for (auto& t : cpu_threads) set_lowest_priority(t, false);
+        cpu_yielding = false;
+      }
       // The GPUs not yet ready are not waited for, except by --gpu until they are counted: a device
       // it names that is not there is an error even when the CPU workers took every block.
       if (!any_running && !job.work_left() && (counted || !o.require_gpu)) break;
@@ -904,7 +927,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
           if (cpu_started == 0)
             note(o, std::string("the CPU workers take the blocks (") +
                         (!all_finished ? "the GPUs wait" : why_none.empty() ? "no GPU could start" : "no GPU: " + why_none) + ")");
-          start_cpu();
+          start_cpu(false);
         }
       }
       if (all_finished && !any_running) {

@@ -167,6 +167,12 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   o.bz2_gpu_batch_blocks = 3;
   o.input_bytes = in.size();
   o.bz2_gpu_from_bytes = in.size();
+  // CPU workers while CUDA starts (the default) write the same bytes and leave the rest to the GPU.
+  engine::Stats sy;
+  ASSERT_TRUE(run(true, in, o, &sy) == want);
+  EXPECT_EQ(sy.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_LE(sy.gpu_blocks, sy.blocks);
+  o.cpu_while_cuda_starts = false;
   engine::Stats st;
   const Bytes got = run(true, in, o, &st);
   ASSERT_TRUE(got == want);
@@ -256,6 +262,36 @@ TEST_F(EngineGpu, Bz2WithGpuSortingWritesTheCpuBytes) {
       EXPECT_EQ(run(false, got, cpu), in);
     }
   }
+}
+
+// Many small GPU batches with blocks of equal rotations among ordinary ones: the preparer's host
+// encodings of them run beside its next batches, and every block still comes out in order as
+// libbz2 writes it.
+TEST_F(EngineGpu, Bz2BlocksOfEqualRotationsBesideTheGpuKeepTheirPlace) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  Bytes in;
+  for (int k = 0; k < 16; ++k) {
+    in.insert(in.end(), 255 * (19997 + rng() % 30000), static_cast<std::uint8_t>(rng() % 3));  // one or two blocks of runs at level 1
+    const Bytes text = datasets::bytes_with_entropy(150000 + rng() % 50000, 4.0, seed + k);
+    in.insert(in.end(), text.begin(), text.end());
+  }
+  engine::Options o;
+  o.format = engine::Format::bz2;
+  o.level = 1;
+  o.use_gpus = true;
+  o.require_gpu = true;
+  o.cpu_threads = 0;
+  o.bz2_gpu_batch_blocks = 3;
+  o.bz2_gpu_lanes = 2;
+  engine::Stats st;
+  const Bytes got = run(true, in, o, &st);
+  const Bytes want = parcomp::testing::libbz2_compress(in, 1);
+  ASSERT_EQ(got.size(), want.size());
+  ASSERT_TRUE(got == want) << "first difference at byte " << (std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin());
+  EXPECT_GT(st.gpu_blocks, 0u);
+  EXPECT_LT(st.gpu_blocks, st.blocks);
 }
 
 // .bz2 blocks of long runs decoded on the GPU: left compact by its host side and decoded in pieces
