@@ -16,11 +16,13 @@ For each unit with rows to run:
   stopped at 54 s on the H100); else results/suite-SHA.estimate.json's rough seconds;
 - the share of its rows still to run: by the rows' own timed seconds in a done part's JSON (each
   row's iterations times its time, plus an even share of the part's untimed rest), where one
-  exists; else by the number of rows. The rows of one part differ by far (codecs.landscape on the
+  exists; else by their times in another run's parts of the same unit with the same rows (an
+  earlier pinned commit's, results/<gpu>/suite-*/); else by the number of rows. The rows of one part differ by far (codecs.landscape on the
   tarball: zstd -19 143 s, nvCOMP's LZ4 8.5 s on the H200), and by count the 12 slowest of 68 rows
   were estimated at 108 s and stopped at the deadline after 173 s on the H100;
-- a part stopped at a deadline (KEY.stopped): at least 1.5 times that plus 30 s, for the rows it
-  had then; where this call holds some of them back (suite-call.sh --hold, PARTS/.held.json), that
+- a part stopped at a deadline (KEY.stopped): at least 1.5 times that, less the timed seconds of
+  its rows done in later calls (the part's JSON files newer than KEY.stopped), plus 30 s, for the
+  rows it had then and has still to do; where this call holds some of them back (suite-call.sh --hold, PARTS/.held.json), that
   floor times the share of those rows it runs (by their times as above, else their count): a part
   stopped at 375 s by its two slowest rows was otherwise never started again without them.
 The bundle's runner (575289d's too) scales a unit's estimate by the share of its rows to run, so
@@ -46,9 +48,10 @@ class Parts:
         self.seconds: dict[str, float] = {}   # units done (no KEY.todo)
         self.stopped: dict[str, float] = {}
         self.rows: dict[str, dict[str, float]] = {}  # done units: timed seconds per row
+        self.done_since: dict[str, float] = {}  # stopped units: timed seconds of rows done after the stop
 
     @classmethod
-    def read(cls, names: set[str], read) -> "Parts":
+    def read(cls, names: set[str], read, mtime=None) -> "Parts":
         p = cls()
         base = {os.path.basename(n): n for n in names}
         for b, n in base.items():
@@ -56,11 +59,15 @@ class Parts:
                 p.seconds[b[: -len(".seconds")]] = float(read(n))
             if b.endswith(".stopped"):
                 p.stopped[b[: -len(".stopped")]] = float(read(n))
-        for key in p.seconds:
+
+        def part_rows(key: str, after: float | None = None) -> dict[str, float]:
+            """Timed seconds per row in the unit's JSON files (only those newer than `after`)."""
             rows: dict[str, float] = {}
             for b, n in base.items():
                 if b == f"{key}.json" or (b.startswith(f"{key}.") and b.endswith(".json")
                                           and b[len(key) + 1: -len(".json")].isdigit()):
+                    if after is not None and not mtime(n) > after:
+                        continue
                     try:
                         doc = json.loads(read(n))
                     except (ValueError, TypeError):
@@ -71,18 +78,27 @@ class Parts:
                         name = r.get("run_name", r["name"])
                         rows[name] = rows.get(name, 0.0) + (r["real_time"] * UNITS.get(r.get("time_unit", "ns"), 1e-9)
                                                             * r.get("iterations", 1))
-            if rows:
+            return rows
+
+        for key in p.seconds:
+            if rows := part_rows(key):
                 p.rows[key] = rows
+        if mtime is not None:
+            for key in p.stopped:
+                if key not in p.seconds and (since := part_rows(key, mtime(base[f"{key}.stopped"]))):
+                    p.done_since[key] = sum(since.values())
         return p
 
     @classmethod
     def from_archive(cls, path: Path) -> "Parts":
         with tarfile.open(path) as t:
-            return cls.read({n for n in t.getnames() if t.getmember(n).isfile()}, lambda n: t.extractfile(n).read())
+            return cls.read({n for n in t.getnames() if t.getmember(n).isfile()}, lambda n: t.extractfile(n).read(),
+                            lambda n: t.getmember(n).mtime)
 
     @classmethod
     def from_folder(cls, folder: Path) -> "Parts":
-        return cls.read({str(p) for p in folder.iterdir() if p.is_file()}, lambda n: Path(n).read_bytes())
+        return cls.read({str(p) for p in folder.iterdir() if p.is_file()}, lambda n: Path(n).read_bytes(),
+                        lambda n: Path(n).stat().st_mtime)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -112,10 +128,11 @@ def rows_share(rows: dict[str, float], total: float, names: list[str], todo: lis
 
 
 def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dict[str, Parts],
-             rough: dict, held: dict[str, list[str]] | None = None) -> dict[str, float]:
+             rough: dict, held: dict[str, list[str]] | None = None,
+             earlier: dict[str, dict[str, float]] | None = None) -> dict[str, float]:
     """Seconds for each unit (key, all its rows, its rows to run) that has rows to run, in the
     runner's terms (scaled up by the share of its rows it will run); `held`: each unit's rows this
-    call holds back."""
+    call holds back; `earlier`: row times per unit from other runs, for the shares only."""
     mine = gpus.get(slug, Parts())
     others = sorted((g for g in gpus if g != slug),
                     key=lambda g: -len(set(gpus[g].seconds) & set(mine.seconds)))
@@ -140,6 +157,9 @@ def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dic
             elif experiment in rough.get("experiment_seconds", {}) and key == experiment:
                 base = float(rough["experiment_seconds"][experiment])
 
+        if not rows or any(n not in rows for n in names):
+            rows = (earlier or {}).get(key) or rows
+
         def part_of(these: list[str]) -> float:
             got = rows_share(rows, base, names, these) if base is not None and rows else None
             return got if got is not None else len(these) / len(names)
@@ -147,7 +167,7 @@ def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dic
         need = None if base is None else base * part_of(todo)
         if key in mine.stopped:
             kept = [n for n in (held or {}).get(key, []) if n not in todo]
-            floor = 1.5 * mine.stopped[key] + 30
+            floor = 1.5 * max(0.0, mine.stopped[key] - mine.done_since.get(key, 0.0)) + 30
             if kept:
                 floor *= part_of(todo) / part_of(todo + kept)
             need = max(need or 0.0, floor)
@@ -166,6 +186,12 @@ def main(argv: list[str]) -> int:
         gpus[Path(archive).parent.parent.name] = Parts.from_archive(Path(archive))
     if Path(parts).is_dir() and any(Path(parts).iterdir()):
         gpus[slug] = Parts.from_folder(Path(parts))  # the machine's: at least as new as the committed ones
+    earlier: dict[str, dict[str, float]] = {}  # row times from other runs' parts (this GPU's first)
+    for archive in sorted(glob.glob(os.path.join(root, "results", "*", "suite-*", "parts.tar.xz")),
+                          key=lambda a: Path(a).parent.parent.name != slug):
+        if Path(archive).parent.name != f"suite-{sha}":
+            for key, rows in Parts.from_archive(Path(archive)).rows.items():
+                earlier.setdefault(key, rows)
     rough_file = Path(root) / "results" / f"suite-{sha}.estimate.json"
     rough = json.loads(rough_file.read_text())["context"] if rough_file.exists() else {}
     sys.path.insert(0, bundle)
@@ -173,7 +199,7 @@ def main(argv: list[str]) -> int:
     units = [(u.key, list(u.names), rx.PartState(Path(parts), u.key).todo(u)) for u in rx.plan(bench, regex, [], split)]
     held_file = Path(parts) / ".held.json"
     held = json.loads(held_file.read_text()) if held_file.is_file() and held_file.stat().st_size else {}
-    seconds = estimate(units, slug, gpus, rough, held)
+    seconds = estimate(units, slug, gpus, rough, held, earlier)
     # Units with no estimate here fall back on the runner's own: their share of the experiment's.
     ctx = {"unit_seconds": seconds, "experiment_seconds": rough.get("experiment_seconds", {})}
     print(json.dumps({"context": ctx, "benchmarks": []}))

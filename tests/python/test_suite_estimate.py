@@ -3,6 +3,7 @@ calls of 26 Nov started a part whose 12 slowest rows of 68 were estimated by the
 and stopped it at the deadline after 173 s; another, estimated at the H200's 48 s, after 54 s)."""
 import io
 import json
+import os
 import sys
 import tarfile
 from pathlib import Path
@@ -110,6 +111,40 @@ def test_a_stopped_part_with_rows_held_back_is_estimated_for_the_rows_it_runs(tm
     assert runner_need(e, "v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"]) == pytest.approx((1.5 * 100 + 30) / 4)
     e = se.estimate([("v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"])], "mine", {"mine": by_count}, {})
     assert runner_need(e, "v@d", ["v/1", "v/2", "v/3", "v/4"], ["v/1"]) == pytest.approx(1.5 * 100 + 30), "nothing held"
+
+
+def test_a_stopped_part_is_estimated_less_the_rows_done_since(tmp_path):
+    """A part stopped at 375 s by its two slowest rows, its twelve others done in a later call: the
+    two were estimated at 1.5 x 375 + 30 s, past any call's deadline, and never started again."""
+    folder = _folder(tmp_path / "mine", {"u@d.seconds": "0\n", "u@d.todo": "\n".join(SLOW), "u@d.stopped": "150\n",
+                                         "u@d.json": part_json(FAST), "u@d.2.json": part_json({"u/x": 5.0})})
+    os.utime(folder / "u@d.json", (1000, 1000))  # done before the stop: not counted
+    os.utime(folder / "u@d.stopped", (2000, 2000))
+    os.utime(folder / "u@d.2.json", (3000, 3000))
+    mine = se.Parts.from_folder(folder)
+    assert mine.done_since == {"u@d": pytest.approx(5.0)}
+    e = se.estimate([("u@d", NAMES, list(SLOW))], "mine", {"mine": mine}, {})
+    assert runner_need(e, "u@d", NAMES, list(SLOW)) == pytest.approx(1.5 * (150 - 5) + 30)
+    packed = tmp_path / "parts.tar.xz"
+    with tarfile.open(packed, "w:xz") as t:
+        for f in sorted(folder.iterdir()):
+            t.add(f, arcname="./" + f.name)
+    assert se.Parts.from_archive(packed).done_since == {"u@d": pytest.approx(5.0)}, "the archive's times as the folder's"
+
+
+def test_without_row_times_of_its_own_a_part_is_shared_by_another_runs(tmp_path):
+    """Rows of one part differ by far (zstd -19 against nvCOMP's LZ4): another pinned commit's
+    times of the same rows share the part better than their count."""
+    gpus = {"mine": se.Parts.from_folder(_folder(tmp_path / "m", {"u@d.seconds": "0\n", "u@d.todo": "\n".join(NAMES)}))}
+    rough = {"unit_seconds": {"u@d": 200}}
+    earlier = {"u@d": {**SLOW, **FAST}}
+    e = se.estimate([("u@d", NAMES, list(SLOW))], "mine", gpus, rough, None, earlier)
+    assert runner_need(e, "u@d", NAMES, list(SLOW)) == pytest.approx(180 + 10 * 2 / 12), "the untimed rest shared evenly"
+    e = se.estimate([("u@d", NAMES, list(SLOW))], "mine", gpus, rough)
+    assert runner_need(e, "u@d", NAMES, list(SLOW)) == pytest.approx(200 * 2 / 12), "by count without them"
+    partial = {"u@d": dict(SLOW)}  # the earlier run had other rows: by count
+    e = se.estimate([("u@d", NAMES, list(SLOW))], "mine", gpus, rough, None, partial)
+    assert runner_need(e, "u@d", NAMES, list(SLOW)) == pytest.approx(200 * 2 / 12)
 
 
 def test_done_parts_and_a_cut_file_give_no_estimate(tmp_path):
