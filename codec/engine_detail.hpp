@@ -560,9 +560,24 @@ class TraceSteps {
 
 // A thread at SCHED_IDLE, where it runs only when no other thread wants its core (CUDA's start-up,
 // the reader), or back at the default (SCHED_OTHER). Where the system refuses, it stays as it was.
-inline void set_lowest_priority(std::thread& t, bool lowest) {
+inline bool set_lowest_priority(std::thread& t, bool lowest) {
   sched_param p{};
-  (void)pthread_setschedparam(t.native_handle(), lowest ? SCHED_IDLE : SCHED_OTHER, &p);
+  return pthread_setschedparam(t.native_handle(), lowest ? SCHED_IDLE : SCHED_OTHER, &p) == 0;
+}
+// Whether this process may bring a thread back from SCHED_IDLE: the kernel counts SCHED_IDLE as
+// nice 20, and a process without CAP_SYS_NICE whose RLIMIT_NICE is below 20 (most users' default
+// is 0) may not leave it. Asked once, of a thread of its own.
+inline bool idle_priority_reversible() {
+  static const bool reversible = [] {
+    bool back = false;
+    std::thread probe([&back] {
+      sched_param p{};
+      if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) == 0) back = pthread_setschedparam(pthread_self(), SCHED_OTHER, &p) == 0;
+    });
+    probe.join();
+    return back;
+  }();
+  return reversible;
 }
 
 inline void note(const Options& o, const std::string& what) {
@@ -815,10 +830,14 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     launch(dv, plan, ready_s);
   };
   try {
-    if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu) {
+    // Only where the workers can be brought back: else they would stay at the lowest priority
+    // for the rest of the job whenever no GPU takes it.
+    if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu && idle_priority_reversible()) {
       note(o, "the CPU workers take blocks at the lowest priority while CUDA starts");
       start_cpu(true);
       cpu_yielding = true;
+    } else if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu) {
+      note(o, "the CPU workers wait for CUDA's start-up: this process may not bring a thread back from the lowest priority (RLIMIT_NICE)");
     }
     for (;;) {
       const gpu_warmup::State w = gpu_warmup::poll();

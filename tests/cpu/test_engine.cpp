@@ -18,8 +18,11 @@
 #include "common/seeds.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <numeric>
 
 #include <memory>
@@ -909,4 +912,36 @@ TEST(GpuWarmup, WaitReturnsOnceTheWarmUpIsDone) {
   const parcomp::gpu_warmup::State w = parcomp::gpu_warmup::poll();
   EXPECT_TRUE(w.counted);
   for (const auto& d : w.devices) EXPECT_TRUE(d.done) << "device " << d.id;
+}
+
+// The CPU workers that take blocks while CUDA starts run at SCHED_IDLE and go back to the default
+// policy (SCHED_OTHER) afterwards: the bytes are the same either way, so only this says which. A
+// process that may not leave SCHED_IDLE (no CAP_SYS_NICE, RLIMIT_NICE below 20) says so
+// beforehand, and then does not yield its workers at all.
+TEST(Engine, WorkersYieldAtTheLowestPriorityAndComeBack) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread t([&] {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return done; });
+  });
+  const auto policy = [&t] {
+    int p = -1;
+    sched_param s{};
+    EXPECT_EQ(pthread_getschedparam(t.native_handle(), &p, &s), 0);
+    return p;
+  };
+  EXPECT_EQ(policy(), SCHED_OTHER);
+  EXPECT_TRUE(engine::detail::set_lowest_priority(t, true));
+  EXPECT_EQ(policy(), SCHED_IDLE);
+  const bool back = engine::detail::set_lowest_priority(t, false);
+  EXPECT_EQ(back, engine::detail::idle_priority_reversible()) << "the probe answers for this process";
+  EXPECT_EQ(policy(), back ? SCHED_OTHER : SCHED_IDLE);
+  {
+    const std::lock_guard lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  t.join();
 }
