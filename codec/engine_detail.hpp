@@ -559,10 +559,13 @@ class TraceSteps {
 };
 
 // A thread at SCHED_IDLE, where it runs only when no other thread wants its core (CUDA's start-up,
-// the reader), or back at the default (SCHED_OTHER). Where the system refuses, it stays as it was.
+// the reader), or back at the calling thread's policy (the program's, which the thread had when it
+// was started: SCHED_OTHER unless the user chose another). Where the system refuses, it stays as it was.
 inline bool set_lowest_priority(std::thread& t, bool lowest) {
+  int policy = SCHED_IDLE;
   sched_param p{};
-  return pthread_setschedparam(t.native_handle(), lowest ? SCHED_IDLE : SCHED_OTHER, &p) == 0;
+  if (!lowest && pthread_getschedparam(pthread_self(), &policy, &p) != 0) return false;
+  return pthread_setschedparam(t.native_handle(), policy, &p) == 0;
 }
 // Whether this process may bring a thread back from SCHED_IDLE: the kernel counts SCHED_IDLE as
 // nice 20, and a process without CAP_SYS_NICE whose RLIMIT_NICE is below 20 (most users' default
@@ -571,8 +574,10 @@ inline bool idle_priority_reversible() {
   static const bool reversible = [] {
     bool back = false;
     std::thread probe([&back] {
-      sched_param p{};
-      if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) == 0) back = pthread_setschedparam(pthread_self(), SCHED_OTHER, &p) == 0;
+      int policy = SCHED_OTHER;
+      sched_param was{}, idle{};
+      if (pthread_getschedparam(pthread_self(), &policy, &was) == 0 && pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) == 0)
+        back = pthread_setschedparam(pthread_self(), policy, &was) == 0;
     });
     probe.join();
     return back;

@@ -203,7 +203,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("parcomp: the release left to a child by default", "codec/parcomp.cpp",
              '  if (env == nullptr || std::string_view(env) != "child") return;', '  if (env != nullptr && std::string_view(env) == "wait") return;', "cli"),
     Mutation("engine: the CPU workers left at the lowest priority", "codec/engine_detail.hpp",
-             "lowest ? SCHED_IDLE : SCHED_OTHER", "SCHED_IDLE", "cpu"),
+             "  if (!lowest && pthread_getschedparam(pthread_self(), &policy, &p) != 0) return false;\n", "", "cpu"),
     Mutation("engine: the reader's room counts blocks, not input bytes", "codec/engine_detail.hpp",
              " || (bytes_cap != 0 && held_bytes_ >= bytes_cap); }", "; }", "cpu"),
     Mutation("engine: a GPU's batch never closes at its bytes", "codec/engine_detail.hpp",
