@@ -837,12 +837,14 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
   try {
     // Only where the workers can be brought back: else they would stay at the lowest priority
     // for the rest of the job whenever no GPU takes it.
-    if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu && idle_priority_reversible()) {
-      note(o, "the CPU workers take blocks at the lowest priority while CUDA starts");
-      start_cpu(true);
-      cpu_yielding = true;
-    } else if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu) {
-      note(o, "the CPU workers wait for CUDA's start-up: this process may not bring a thread back from the lowest priority (RLIMIT_NICE)");
+    if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu) {
+      if (idle_priority_reversible()) {
+        note(o, "the CPU workers take blocks at the lowest priority while CUDA starts");
+        start_cpu(true);
+        cpu_yielding = true;
+      } else {
+        note(o, "the CPU workers wait for CUDA's start-up: this process may not bring a thread back from the lowest priority (RLIMIT_NICE)");
+      }
     }
     for (;;) {
       const gpu_warmup::State w = gpu_warmup::poll();
@@ -920,7 +922,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
         if (dv.state != Device::finished) all_finished = false;
       }
       // CUDA's start-up over (every device ready, or none can be) and no GPU working: the CPU
-      // workers are the job's now, at the default priority (beside a GPU they leave after a block).
+      // workers are the job's now, at the program's priority (beside a GPU they leave after a block).
       if (cpu_yielding && counted && !any_running && std::none_of(devs.begin(), devs.end(), [](const Device& dv) { return dv.state == Device::starting; })) {
         for (auto& t : cpu_threads) set_lowest_priority(t, false);
         cpu_yielding = false;
