@@ -353,9 +353,9 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
       stage("wait", at, 0);
       std::vector<OutBits> outs(count);
       try {
-        encoder.sort(b.rle.bytes.get(), b.offsets, b.crc);
+        // The run-length buffer goes back once uploaded: lanes sorting at once held one each.
+        encoder.sort(b.rle.bytes.get(), b.offsets, b.crc, [&] { rle_buffers.give_back(b); });
         stage("upload+sort", at, count);
-        rle_buffers.give_back(b);  // uploaded (and sorted)
         std::vector<bz2::BlockBits> bits = encoder.encode();
         stage("encode", at, count);  // and the bits brought back
         for (std::size_t i = 0; i < count; ++i) {
