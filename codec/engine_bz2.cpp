@@ -214,10 +214,21 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
           f.get();
         }
       };
+      // Once the input is all read, its last blocks are shared evenly among the lanes: a full batch
+      // and a remainder (the tarball's 163 blocks as 128 and 35) left the GPU on one lane's sort.
+      std::size_t batch = plan.batch;
+      bool tail = false;
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
-        b.items = job.claim(plan.batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
+        if (!tail) {
+          if (const std::optional<std::size_t> left = job.pending_once_read()) {
+            const std::size_t lanes = bz2_lanes(o);
+            batch = std::clamp<std::size_t>((*left + lanes - 1) / lanes, std::min(kMinGpuBatch, plan.batch), plan.batch);
+            tail = true;
+          }
+        }
+        b.items = job.claim(batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
         if (!b.items.empty()) job.gpu_took_work();
         if (b.items.empty()) finish_host_encodes(0);  // every block published before the GPU's loop ends
         const double t1 = tr != nullptr ? tr->now() : 0.0;

@@ -301,6 +301,13 @@ class Job {
     cv.notify_all();
     return out;
   }
+  // How many items wait to be claimed once the input is all read (before then, nothing): a GPU's
+  // lanes share the input's last items.
+  std::optional<std::size_t> pending_once_read() {
+    const std::lock_guard lock(m);
+    if (!input_done) return std::nullopt;
+    return pending.size();
+  }
   // A full batch (or the input's last items) if one is there now, else nothing: for a GPU that
   // holds a batch not yet published, which must not wait for items that only its own results
   // would make room for.
