@@ -210,11 +210,19 @@ std::size_t GpuBlockDecoder::device_bytes() const {
   return windows_.size_bytes() + out_.size_bytes() + table_.size_bytes() + info_.size_bytes() + scratch_.size_bytes();
 }
 
-void GpuBlockEncoder::sort(const std::uint8_t* rle, std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> crc) {
+void GpuBlockEncoder::sort(std::span<const std::span<const std::uint8_t>> blocks, std::span<const std::uint32_t> crc,
+                           const std::function<void()>& uploaded) {
   PARCOMP_NVTX_RANGE("bz2::GpuBlockEncoder::sort");
-  const std::size_t count = crc.size(), n = offsets.back();
+  if (blocks.size() != crc.size()) throw std::logic_error("GPU .bz2 encoder: a CRC for each block");
+  const std::size_t count = crc.size();
+  offsets_h_.assign(1, 0);
   std::size_t largest = 0;
-  for (std::size_t i = 0; i < count; ++i) largest = std::max<std::size_t>(largest, offsets[i + 1] - offsets[i]);
+  for (const auto& b : blocks) {
+    offsets_h_.push_back(offsets_h_.back() + b.size());
+    largest = std::max(largest, b.size());
+  }
+  const std::size_t n = offsets_h_.back();
+  const std::span<const std::uint64_t> offsets(offsets_h_);
   stride_ = bz2gpu::encode_stride(largest);
   crc_.assign(crc.begin(), crc.end());
   in_.grow(n);
@@ -233,25 +241,30 @@ void GpuBlockEncoder::sort(const std::uint8_t* rle, std::span<const std::uint64_
     encode_scratch_.reset();
     encode_scratch_ = DeviceBytes(bz2gpu::encode_scratch_bytes(count));
   }
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(in_.data(), rle, n, cudaMemcpyHostToDevice, stream_));
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(offsets_.data(), offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
-  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(crc_d_.data(), crc_.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
-  bwt::forward_segments(in_.data(), offsets, last_.data(), primary_.data(), scratch_.data(), scratch_.size_bytes(), stream_);
-  // forward_segments waits for its last round, and so for the uploads before it. Blocks with equal
-  // rotations get bzip2's row of rotation 0 among them (the sort's is the last), from the host.
-  const auto block = [&](std::size_t i) { return std::span<const std::uint8_t>(rle + offsets[i], offsets[i + 1] - offsets[i]); };
+  // Blocks with equal rotations get bzip2's row of rotation 0 among them (the sort's is the last),
+  // from the host, found before the upload so that the blocks' bytes may go once they are up.
   std::vector<std::uint32_t> tied, period;
   for (std::size_t i = 0; i < count; ++i)
-    if (const std::size_t p = rotation_period(block(i)); p < block(i).size()) {
+    if (const std::size_t p = rotation_period(blocks[i]); p < blocks[i].size()) {
       tied.push_back(static_cast<std::uint32_t>(i));
       period.push_back(static_cast<std::uint32_t>(p));
     }
-  if (tied.empty()) return;
   std::vector<std::uint32_t> row(tied.size());
-  for_each_block(tied.size(), 0, [&](std::size_t k) { row[k] = bzip2_primary(block(tied[k]), period[k]); });
+  for_each_block(tied.size(), 0, [&](std::size_t k) { row[k] = bzip2_primary(blocks[tied[k]], period[k]); });
+  for (std::size_t i = 0; i < count; ++i)
+    if (!blocks[i].empty())
+      PARCOMP_CUDA_CHECK(cudaMemcpyAsync(in_.data() + offsets[i], blocks[i].data(), blocks[i].size(), cudaMemcpyHostToDevice, stream_));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(offsets_.data(), offsets.data(), (count + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
+  PARCOMP_CUDA_CHECK(cudaMemcpyAsync(crc_d_.data(), crc_.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
+  if (uploaded) {
+    PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the blocks' bytes may go
+    uploaded();
+  }
+  bwt::forward_segments(in_.data(), offsets, last_.data(), primary_.data(), scratch_.data(), scratch_.size_bytes(), stream_);
+  // forward_segments waits for its last round, and so for the uploads before it.
   for (std::size_t k = 0; k < tied.size(); ++k)
     PARCOMP_CUDA_CHECK(cudaMemcpyAsync(primary_.data() + tied[k], &row[k], sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
-  PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `rle` and `row` may go
+  if (!tied.empty()) PARCOMP_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `row` may go
 }
 
 std::vector<BlockBits> GpuBlockEncoder::encode() {

@@ -108,22 +108,24 @@ class GpuBlockDecoder {
 };
 
 // A batch of blocks sorted and encoded on the GPU (ours; .bz2's GPU compression, one per lane).
-// sort() uploads the blocks' run-length stages, one after the other (block i is
-// rle[offsets[i] .. offsets[i + 1])), and their CRCs, and sorts every block at once
-// (bwt::forward_segments); it returns once `rle` may go. encode() writes each block's bits
-// (bz2gpu::encode_batch: the CPU encoder's rules) and brings them back. The device work is queued
-// on `stream`; the buffers are kept from batch to batch.
+// sort() uploads the blocks' run-length stages (`blocks`, each a block's) one after the other, and
+// their CRCs, and sorts every block at once (bwt::forward_segments); it calls `uploaded` once the
+// blocks' bytes may go (the uploads done, before the sort's rounds) and returns once the sort is
+// done. encode() writes each block's bits (bz2gpu::encode_batch: the CPU encoder's rules) and
+// brings them back. The device work is queued on `stream`; the buffers are kept from batch to batch.
 class GpuBlockEncoder {
  public:
   explicit GpuBlockEncoder(cudaStream_t stream) : stream_(stream) {}
   GpuBlockEncoder(const GpuBlockEncoder&) = delete;
   GpuBlockEncoder& operator=(const GpuBlockEncoder&) = delete;
-  void sort(const std::uint8_t* rle, std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> crc);
+  void sort(std::span<const std::span<const std::uint8_t>> blocks, std::span<const std::uint32_t> crc,
+            const std::function<void()>& uploaded = {});
   std::vector<BlockBits> encode();
 
  private:
   cudaStream_t stream_;
   std::vector<std::uint32_t> crc_;
+  std::vector<std::uint64_t> offsets_h_;  // where each block starts in in_, and the end
   std::size_t stride_ = 0;
   DeviceBuffer<std::uint8_t> in_, last_, out_;
   DeviceBuffer<std::uint32_t> primary_, crc_d_;

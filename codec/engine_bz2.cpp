@@ -149,40 +149,34 @@ struct OutBits {
   std::shared_future<std::uint32_t> row_later;  // bzip2's origPtr still to come (cpu::bz2_compress_block)
 };
 
-// A GPU worker's batch, readied on the host: the blocks after the initial run-length stage, one
-// after the other, and the CRC of each block's input. An empty batch ends the GPU's loop.
+// A GPU worker's batch, readied on the host: each block after the initial run-length stage and
+// the CRC of each block's input. An empty batch ends the GPU's loop.
 struct PreparedBatch {
   std::vector<InBlock> items;
-  struct Rle {
-    std::unique_ptr<std::uint8_t[]> bytes;  // offsets.back() used, not zeroed: every byte is written
-    std::size_t capacity = 0;
-  } rle;
-  std::vector<std::uint64_t> offsets{0};
+  std::vector<RawBytes> rle;  // the first items.size() used; grown without zeroing, kept from batch to batch (RleSets)
   std::vector<std::uint32_t> crc;
 };
 
-// The batches' run-length buffers (about 115 MB each at -9), back from the lanes once uploaded: a
-// fresh one per batch takes its page faults every time, on the host threads that bound .bz2
-// compression. One spare is kept (host memory: a bound of 2 GB).
-class RleBuffers {
+// The batches' run-length stages (about 115 MB a batch at -9), back from the lanes once uploaded:
+// fresh ones per batch take their page faults every time, on the host threads that bound .bz2
+// compression. One set is kept, as a lane gives one back for each the preparer takes.
+class RleSets {
  public:
-  void take(PreparedBatch& b, std::size_t need) {
-    need = std::max<std::size_t>(need, 1);
-    if (auto kept = spares_.take(need)) {
-      b.rle = std::move(*kept);
-      return;
-    }
-    const std::size_t capacity = need + need / 16;  // room for the next batch, a little larger
-    b.rle.bytes.reset(new std::uint8_t[capacity]);
-    b.rle.capacity = capacity;
+  std::vector<RawBytes> take() {
+    auto kept = spares_.take();
+    return kept ? std::move(*kept) : std::vector<RawBytes>{};
   }
   void give_back(PreparedBatch& b) {
-    if (b.rle.bytes) spares_.give_back(std::move(b.rle));
+    if (!b.rle.empty()) spares_.give_back(std::move(b.rle));
     b.rle = {};
   }
 
  private:
-  Spares<PreparedBatch::Rle> spares_{1, [](const PreparedBatch::Rle& r) { return r.capacity; }};
+  Spares<std::vector<RawBytes>> spares_{1, [](const std::vector<RawBytes>& set) {
+    std::size_t bytes = 0;
+    for (const RawBytes& r : set) bytes += r.capacity();
+    return bytes;
+  }};
 };
 
 // One GPU in .bz2 compression: a preparer thread claims a batch and runs the initial run-length
@@ -201,11 +195,10 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
   bool gpu_gone = false;
   std::atomic<std::uint64_t> blocks_done{0};
   Trace* const tr = o.trace;
-  RleBuffers rle_buffers;
+  RleSets rle_sets;
   std::thread preparer([&] {
     try {
       const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
-      std::vector<RawBytes> rle;  // each block's run-length stage, kept from batch to batch (as rle_buffers), grown without zeroing
       // Blocks of equal rotations, encoded on the host beside the preparer's next batches: a batch
       // holds as few as four blocks of long runs (its share of the input in flight), each tens of
       // milliseconds on one thread, so waiting for them left most host threads idle.
@@ -221,13 +214,26 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
           f.get();
         }
       };
+      // Once the input is all read, its last blocks are shared evenly among the lanes: a full batch
+      // and a remainder (the tarball's 163 blocks as 128 and 35) left the GPU on one lane's sort.
+      std::size_t batch = plan.batch;
+      bool tail = false;
       for (;;) {
         PreparedBatch b;
         const double t0 = tr != nullptr ? tr->now() : 0.0;
-        b.items = job.claim(plan.batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
+        if (!tail) {
+          if (const std::optional<std::size_t> left = job.pending_once_read()) {
+            const std::size_t lanes = bz2_lanes(o);
+            batch = std::clamp<std::size_t>((*left + lanes - 1) / lanes, std::min(kMinGpuBatch, plan.batch), plan.batch);
+            tail = true;
+          }
+        }
+        b.items = job.claim(batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
         if (!b.items.empty()) job.gpu_took_work();
         if (b.items.empty()) finish_host_encodes(0);  // every block published before the GPU's loop ends
         const double t1 = tr != nullptr ? tr->now() : 0.0;
+        b.rle = rle_sets.take();
+        std::vector<RawBytes>& rle = b.rle;
         if (rle.size() < b.items.size()) rle.resize(b.items.size());
         b.crc.resize(b.items.size());
         std::vector<char> periodic(b.items.size(), 0);
@@ -284,15 +290,11 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
           }
           b.items.resize(kept);
           b.crc.resize(kept);
-          if (kept == 0) continue;  // every block was the host's: no batch (an empty one ends the GPU's loop)
+          if (kept == 0) {  // every block was the host's: no batch (an empty one ends the GPU's loop)
+            rle_sets.give_back(b);
+            continue;
+          }
         }
-        // One after the other, copied in place on every host thread (a batch's tens of MB on one
-        // thread were most of its preparation).
-        for (std::size_t i = 0; i < b.items.size(); ++i) b.offsets.push_back(b.offsets.back() + rle[i].size());
-        rle_buffers.take(b, b.offsets.back());
-        for_each_block(b.items.size(), 0, [&](std::size_t i) {
-          if (!rle[i].empty()) std::memcpy(b.rle.bytes.get() + b.offsets[i], rle[i].data(), rle[i].size());
-        });
         const bool last = b.items.empty();
         const double t2 = tr != nullptr ? tr->now() : 0.0;
         const std::uint64_t blocks = b.items.size();
@@ -353,9 +355,10 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
       stage("wait", at, 0);
       std::vector<OutBits> outs(count);
       try {
-        encoder.sort(b.rle.bytes.get(), b.offsets, b.crc);
+        // The run-length stages go back once uploaded: lanes sorting at once held a batch's each.
+        std::vector<std::span<const std::uint8_t>> blocks(b.rle.begin(), b.rle.begin() + static_cast<std::ptrdiff_t>(count));
+        encoder.sort(blocks, b.crc, [&] { rle_sets.give_back(b); });
         stage("upload+sort", at, count);
-        rle_buffers.give_back(b);  // uploaded (and sorted)
         std::vector<bz2::BlockBits> bits = encoder.encode();
         stage("encode", at, count);  // and the bits brought back
         for (std::size_t i = 0; i < count; ++i) {
@@ -364,7 +367,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
           outs[i].gpu = true;
         }
       } catch (const DeviceMemoryError&) {
-        rle_buffers.give_back(b);
+        rle_sets.give_back(b);
         job.give_back(std::move(b.items));  // to another lane or the CPU workers
         throw;
       }

@@ -301,6 +301,13 @@ class Job {
     cv.notify_all();
     return out;
   }
+  // How many items wait to be claimed once the input is all read (before then, nothing): a GPU's
+  // lanes share the input's last items.
+  std::optional<std::size_t> pending_once_read() {
+    const std::lock_guard lock(m);
+    if (!input_done) return std::nullopt;
+    return pending.size();
+  }
   // A full batch (or the input's last items) if one is there now, else nothing: for a GPU that
   // holds a batch not yet published, which must not wait for items that only its own results
   // would make room for.
@@ -707,6 +714,8 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
   std::vector<std::thread> cpu_threads;
   unsigned cpu_started = 0;
   bool cpu_yielding = false;  // cpu_threads at the lowest priority while CUDA starts
+  std::optional<Clock::time_point> started_up_at;  // when no device was starting any more
+  constexpr auto kYieldAfterStart = std::chrono::milliseconds(50);
   bool counted = false, any_started = false;
   std::optional<GpuNeeds> needs;
   std::size_t batch = o.gpu_batch_blocks;  // each GPU's: the options' split among the GPUs (gpu_batch_per_device)
@@ -923,9 +932,24 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       }
       // CUDA's start-up over (every device ready, or none can be) and no GPU working: the CPU
       // workers are the job's now, at the program's priority (beside a GPU they leave after a block).
-      if (cpu_yielding && counted && !any_running && std::none_of(devs.begin(), devs.end(), [](const Device& dv) { return dv.state == Device::starting; })) {
-        for (auto& t : cpu_threads) set_lowest_priority(t, false);
-        cpu_yielding = false;
+      // A GPU that is ready takes its first batch within a few ms where blocks wait; one that has
+      // taken none kYieldAfterStart after the start-up (the workers take each block as it is
+      // read: blocks of long runs, a slow input) leaves them the work.
+      if (cpu_yielding && counted && std::none_of(devs.begin(), devs.end(), [](const Device& dv) { return dv.state == Device::starting; })) {
+        const Clock::time_point now = Clock::now();
+        if (!started_up_at) started_up_at = now;
+        bool gpu_working;
+        {
+          const std::lock_guard lock(job.m);
+          gpu_working = job.gpu_working;
+        }
+        if (!any_running || (!gpu_working && now - *started_up_at >= kYieldAfterStart)) {
+          if (!cpu_threads.empty())
+            note(o, any_running ? "the CPU workers go back to the program's priority: no GPU took a batch in the 50 ms after CUDA's start-up"
+                                : "the CPU workers go back to the program's priority: CUDA's start-up is over and no GPU works");
+          for (auto& t : cpu_threads) set_lowest_priority(t, false);
+          cpu_yielding = false;
+        }
       }
       // The GPUs not yet ready are not waited for, except by --gpu until they are counted: a device
       // it names that is not there is an error even when the CPU workers took every block.
