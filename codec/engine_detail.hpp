@@ -944,7 +944,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
           gpu_working = job.gpu_working;
         }
         if (!any_running || (!gpu_working && now - *started_up_at >= kYieldAfterStart)) {
-          if (!cpu_threads.empty())
+          if (!cpu_threads.empty() && job.work_left())  // not where the GPUs have finished the job
             note(o, any_running ? "the CPU workers go back to the program's priority: no GPU took a batch in the 50 ms after CUDA's start-up"
                                 : "the CPU workers go back to the program's priority: CUDA's start-up is over and no GPU works");
           for (auto& t : cpu_threads) set_lowest_priority(t, false);
