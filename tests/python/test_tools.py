@@ -651,3 +651,24 @@ def test_every_mutation_still_finds_its_line():
     stale = [f"{m.name}: {m.file}" for group in mod.flat(mod.MUTATIONS) for m in group
              if not (ROOT / m.file).is_file() or (ROOT / m.file).read_text().count(m.find) != 1]
     assert stale == []
+
+
+def test_thread_states_sees_a_thread_at_the_lowest_priority_and_one_asleep(tmp_path):
+    """scripts/maint/thread-states.py: a command's threads sampled until it exits, with the policy
+    a thread chose (SCHED_IDLE, 5) and a sleeping thread's state; its exit status is the command's."""
+    prog = ("import os, threading, time\n"
+            "def idle():\n"
+            "    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
+            "    end = time.monotonic() + 0.4\n"
+            "    while time.monotonic() < end: pass\n"
+            "t = threading.Thread(target=idle); t.start(); time.sleep(0.4); t.join()\n"
+            "raise SystemExit(7)\n")
+    out = tmp_path / "states.jsonl"
+    r = run(ROOT / "scripts" / "maint" / "thread-states.py", "--every", "5", "--out", out, "--", sys.executable, "-c", prog)
+    assert r.returncode == 7, r.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len({x["tid"] for x in rows}) >= 2
+    assert any(x["policy"] == 5 and x["state"] == "R" for x in rows)
+    assert any(x["state"] == "S" and x["policy"] == 0 for x in rows)
+    assert all(x["run_s"] >= 0 and x["runqueue_s"] >= 0 for x in rows)
+    assert "s in R from" in r.stderr

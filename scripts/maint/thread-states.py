@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Runs a command and samples its threads from /proc every few milliseconds until it exits: each
+thread's state (R running or runnable, S sleeping, D in the kernel uninterruptibly), scheduling
+policy (0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE), CPU time, time on a CPU and time waiting for
+one (schedstat), CPU and kernel wait channel. For a
+thread that holds a block for far longer than its CPU time says: was it waiting for a core (R),
+for a lock or for memory (D, and where), or asleep (S).
+
+  thread-states.py --every 2 --out states.jsonl -- parcomp -9 -c big > /dev/null
+
+Writes one JSON line per sample and thread (t: seconds since the start); then prints, per thread,
+the longest stretch in one state with its policy and wait channel.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def sample(pid: int) -> list[dict]:
+    rows = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return rows
+    for tid in tids:
+        stat = read(f"/proc/{pid}/task/{tid}/stat")
+        if stat is None:
+            continue
+        # comm is in parentheses and may hold spaces: the fields after its closing one
+        f = stat[stat.rfind(")") + 2:].split()
+        # schedstat: time on a CPU and time runnable but waiting for one (ns), where the kernel keeps it
+        sched = (read(f"/proc/{pid}/task/{tid}/schedstat") or "0 0").split()
+        rows.append({"tid": int(tid), "state": f[0], "cpu_s": (int(f[11]) + int(f[12])) / TICK, "cpu": int(f[36]),
+                     "policy": int(f[38]), "run_s": int(sched[0]) / 1e9, "runqueue_s": int(sched[1]) / 1e9,
+                     "wchan": (read(f"/proc/{pid}/task/{tid}/wchan") or "").strip() or "0"})
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--every", type=float, default=2.0, help="milliseconds between samples")
+    ap.add_argument("--out", required=True, help="JSON lines, one per sample and thread")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not cmd:
+        ap.error("no command")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd)
+    stretches: dict[int, tuple[str, int, str, float, float]] = {}  # tid -> (state, policy, wchan, from, to)
+    longest: dict[int, tuple[float, str, int, str, float]] = {}
+    with open(a.out, "w") as out:
+        while proc.poll() is None:
+            t = time.monotonic() - t0
+            for r in sample(proc.pid):
+                out.write(json.dumps({"t": round(t, 4), **r}) + "\n")
+                key = (r["state"], r["policy"], r["wchan"])
+                s = stretches.get(r["tid"])
+                if s is None or s[:3] != key:
+                    s = (*key, t, t)
+                else:
+                    s = (*key, s[3], t)
+                stretches[r["tid"]] = s
+                if s[4] - s[3] > longest.get(r["tid"], (0.0,))[0]:
+                    longest[r["tid"]] = (s[4] - s[3], s[0], s[1], s[2], s[3])
+            time.sleep(a.every / 1000)
+    for tid, (d, state, policy, wchan, start) in sorted(longest.items(), key=lambda kv: -kv[1][0])[:24]:
+        print(f"thread {tid}: {d:.3f} s in {state} from {start:.3f} s, policy {policy}, wchan {wchan}", file=sys.stderr)
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
