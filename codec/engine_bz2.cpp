@@ -197,6 +197,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
   Trace* const tr = o.trace;
   RleSets rle_sets;
   std::thread preparer([&] {
+    name_this_thread(("parcomp-prep" + std::to_string(device)).c_str());
     try {
       const std::string lane = tr != nullptr ? tr->lane("prep") : std::string();
       // Blocks of equal rotations, encoded on the host beside the preparer's next batches: a batch
@@ -252,6 +253,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
           if (periodic[i] != 0) host.push_back(std::move(b.items[i]));
         if (!host.empty()) {
           host_encodes.push_back(std::async(std::launch::async, [&job, &ws_m, &host_ws, blocks = std::move(host)] {
+            name_this_thread("parcomp-hostenc");
             try {  // an error stops the job at once: the writer would wait for these blocks
               std::vector<std::unique_ptr<cpu::Workspace>> ws(blocks.size());
               {
@@ -414,7 +416,11 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
     --live;
   };
   std::vector<std::thread> lanes;
-  for (std::size_t k = 1; k < std::max(1u, plan.lanes); ++k) lanes.emplace_back(run_lane);
+  for (std::size_t k = 1; k < std::max(1u, plan.lanes); ++k)
+    lanes.emplace_back([&run_lane, device] {
+      name_this_thread(("parcomp-lane" + std::to_string(device)).c_str());
+      run_lane();
+    });
   run_lane();
   for (auto& t : lanes) t.join();
   // The batch readied for lanes that left goes back before the preparer is joined: the preparer may
@@ -489,6 +495,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     // bytes are not copied again with it.
     auto read_next = [&](std::size_t n, unsigned threads, std::size_t head) {
       return std::async(std::launch::async, [&, n, threads, head] {
+        name_this_thread("parcomp-pread");
         Read r;
         r.head = head;
         r.chunk = chunks.take(head + kRead);
@@ -940,7 +947,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
         put(std::move(st));
       }
     };
-    std::thread scan_thread(scanner);
+    std::thread scan_thread([&scanner] {
+      name_this_thread("parcomp-scan");
+      scanner();
+    });
     const auto leave = [&] {
       {
         const std::lock_guard lock(qm);

@@ -5,6 +5,7 @@
 #include "engine.hpp"
 
 #include "core/errors.hpp"
+#include "core/parallel.hpp"
 #include "cpu_codec.hpp"
 #include "gpu_warmup.hpp"
 #include "gpu_share.hpp"
@@ -57,7 +58,10 @@ inline std::size_t read_full(Source& in, std::uint8_t* buf, std::size_t n) {
 class ReadAhead {
  public:
   ReadAhead(Source& in, std::size_t piece, std::size_t depth) : in_(in), piece_(piece), depth_(depth) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      name_this_thread("parcomp-readahd");
+      run();
+    });
   }
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
@@ -481,14 +485,19 @@ void run_threads(J& job, const Options& o, Stats& st, unsigned cpu_workers, cons
     job.workers_running = cpu_workers + (o.use_gpus ? 1u : 0u);
     job.cpu_working = cpu_workers;
   }
-  threads.emplace_back(guarded(reader));
+  threads.emplace_back(guarded([&reader] {
+    name_this_thread("parcomp-read");
+    reader();
+  }));
   for (unsigned i = 0; i < cpu_workers; ++i)
     threads.emplace_back(guarded([&job, &cpu_worker] {
+      name_this_thread("parcomp-cpu");
       cpu_worker();
       job.worker_exit();
     }));
   if (o.use_gpus)
     threads.emplace_back(guarded([&job, &gpu_manager] {
+      name_this_thread("parcomp-gpus");
       gpu_manager();
       job.worker_exit();
     }));
@@ -745,6 +754,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     ++cpu_started;
     for (unsigned i = 0; i < n; ++i) {
       cpu_threads.emplace_back([&job, &cpu_worker] {
+        name_this_thread("parcomp-cpu");
         try {
           cpu_worker();
         } catch (...) {
@@ -783,6 +793,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     dv.state = Device::running;
     for (unsigned k = 0; k < threads; ++k)
       dv.threads.emplace_back([&job, &work, &o, &dv, plan] {
+        name_this_thread(("parcomp-gpu" + std::to_string(dv.id)).c_str());
         try {
           PARCOMP_CUDA_CHECK(cudaSetDevice(dv.id));
           work(dv.id, plan);

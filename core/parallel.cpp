@@ -5,7 +5,19 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <vector>
+
+#include <pthread.h>
+
+namespace parcomp {
+
+void name_this_thread(const char* name) {
+  const std::string n = std::string(name).substr(0, 15);  // the kernel keeps 15 and a NUL
+  (void)pthread_setname_np(pthread_self(), n.c_str());
+}
+
+}  // namespace parcomp
 
 namespace parcomp::detail {
 
@@ -74,7 +86,11 @@ class Pool {
   Pool() {
     const unsigned n = std::max(1u, std::thread::hardware_concurrency()) - 1;
     threads_.reserve(n);
-    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
+    for (unsigned i = 0; i < n; ++i)
+      threads_.emplace_back([this] {
+        name_this_thread("parcomp-pool");
+        loop();
+      });
   }
   void loop() {
     std::unique_lock lock(m_);

@@ -11,6 +11,10 @@
 
 namespace parcomp {
 
+// Names the calling thread (at most 15 characters are kept) for top -H, /proc/PID/task/*/comm,
+// debuggers and profilers: the library names the threads it starts, never its caller's.
+void name_this_thread(const char* name);
+
 namespace detail {
 // Runs body(b) for b in [0, blocks) on the calling thread and up to `helpers` threads of a pool
 // kept for the process (hardware threads - 1 of them, started at the first call): threads were

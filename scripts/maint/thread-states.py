@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs a command and samples its threads from /proc every few milliseconds until it exits: each
-thread's state (R running or runnable, S sleeping, D in the kernel uninterruptibly), scheduling
+thread's name, state (R running or runnable, S sleeping, D in the kernel uninterruptibly), scheduling
 policy (0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE), CPU time, time on a CPU and time waiting for
 one (schedstat), CPU and kernel wait channel. For a
 thread that holds a block for far longer than its CPU time says: was it waiting for a core (R),
@@ -45,7 +45,7 @@ def sample(pid: int) -> list[dict]:
         f = stat[stat.rfind(")") + 2:].split()
         # schedstat: time on a CPU and time runnable but waiting for one (ns), where the kernel keeps it
         sched = (read(f"/proc/{pid}/task/{tid}/schedstat") or "0 0").split()
-        rows.append({"tid": int(tid), "state": f[0], "cpu_s": (int(f[11]) + int(f[12])) / TICK, "cpu": int(f[36]),
+        rows.append({"tid": int(tid), "name": stat[stat.find("(") + 1:stat.rfind(")")], "state": f[0], "cpu_s": (int(f[11]) + int(f[12])) / TICK, "cpu": int(f[36]),
                      "policy": int(f[38]), "run_s": int(sched[0]) / 1e9, "runqueue_s": int(sched[1]) / 1e9,
                      "wchan": (read(f"/proc/{pid}/task/{tid}/wchan") or "").strip() or "0"})
     return rows
@@ -64,11 +64,13 @@ def main() -> int:
     proc = subprocess.Popen(cmd)
     stretches: dict[int, tuple[str, int, str, float, float]] = {}  # tid -> (state, policy, wchan, from, to)
     longest: dict[int, tuple[float, str, int, str, float]] = {}
+    names: dict[int, str] = {}
     with open(a.out, "w") as out:
         while proc.poll() is None:
             t = time.monotonic() - t0
             for r in sample(proc.pid):
                 out.write(json.dumps({"t": round(t, 4), **r}) + "\n")
+                names[r["tid"]] = r["name"]
                 key = (r["state"], r["policy"], r["wchan"])
                 s = stretches.get(r["tid"])
                 if s is None or s[:3] != key:
@@ -80,7 +82,7 @@ def main() -> int:
                     longest[r["tid"]] = (s[4] - s[3], s[0], s[1], s[2], s[3])
             time.sleep(a.every / 1000)
     for tid, (d, state, policy, wchan, start) in sorted(longest.items(), key=lambda kv: -kv[1][0])[:24]:
-        print(f"thread {tid}: {d:.3f} s in {state} from {start:.3f} s, policy {policy}, wchan {wchan}", file=sys.stderr)
+        print(f"thread {tid} ({names.get(tid, '?')}): {d:.3f} s in {state} from {start:.3f} s, policy {policy}, wchan {wchan}", file=sys.stderr)
     return proc.returncode
 
 

@@ -687,3 +687,23 @@ def test_the_program_leaves_no_process_behind_and_its_output_ends_with_it(tmp_pa
         r = subprocess.run([sys.executable, "-c", ADOPT, str(PARCOMP), "-9", "-c", str(src)],
                            capture_output=True, text=True, env=env, timeout=120)
         assert r.stdout.split() == ["0", str(orphans)], (how, r.stdout, r.stderr)
+
+
+def test_the_threads_say_what_they_are(tmp_path):
+    """The threads parcomp starts carry names (top -H, /proc/PID/task/*/comm, debuggers): the
+    reader and the CPU workers of a .bz2 compression, seen while it runs."""
+    f = tmp_path / "in.txt"
+    f.write_bytes(text(6_000_000) * 4)
+    p = subprocess.Popen([str(PARCOMP), "-9", "--threads", "2", "-c", str(f)], stdout=subprocess.DEVNULL)
+    names = set()
+    while p.poll() is None:
+        try:
+            for tid in os.listdir(f"/proc/{p.pid}/task"):
+                try:
+                    names.add(Path(f"/proc/{p.pid}/task/{tid}/comm").read_text().strip())
+                except OSError:
+                    pass
+        except OSError:
+            pass
+    assert p.returncode == 0
+    assert {"parcomp-read", "parcomp-cpu"} <= names, names
