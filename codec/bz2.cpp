@@ -477,6 +477,15 @@ bool walk_rle1(const std::uint8_t*& p, const std::uint8_t* stop, Eight&& eight, 
 }  // namespace
 
 namespace {
+#if defined(__x86_64__)
+// Bit j set where a run of four equal bytes starts at p[j], j < 16 (reads p[0 .. 18]; SSE2, every
+// x86-64 has it).
+inline unsigned run_starts_in_16(const std::uint8_t* p) {
+  const auto at = [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k)); };
+  const __m128i a0 = at(0), a1 = at(1), a2 = at(2), a3 = at(3);
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a0, a1), _mm_cmpeq_epi8(a1, a2)), _mm_cmpeq_epi8(a2, a3))));
+}
+#endif
 struct OverLimit {};
 enum class Rle1 { whole, cut, over };
 // rle1_decode, or `over` (out back to `from` bytes) where the bytes would pass `limit`: known only
@@ -510,6 +519,28 @@ Rle1 rle1_decode_upto(std::span<const std::uint8_t> in, std::vector<std::uint8_t
   };
   bool whole = false;
   try {
+#if defined(__x86_64__)
+    // Sixteen bytes a step: copied whole, then kept up to the first run that starts among them (a
+    // start, as the first four equal bytes after a start begin at one), whose count follows; p is
+    // a start after each step. About three times walk_rle1's rate on text; the last bytes are its.
+    while (stop - p >= 20) {  // a run's count at p[j + 4], j < 16
+      room(16 + 4 + 255);
+      const unsigned starts = run_starts_in_16(p);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      if (starts == 0) {
+        o += 16;
+        p += 16;
+        continue;
+      }
+      const auto j = static_cast<unsigned>(std::countr_zero(starts));
+      o += j;
+      p += j;
+      const std::size_t len = 4 + std::size_t{p[4]};
+      std::memset(o, *p, len);
+      o += len;
+      p += 5;
+    }
+#endif
     whole = walk_rle1(
         p, stop,
         [&] {
