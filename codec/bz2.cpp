@@ -169,6 +169,15 @@ inline bool no_run_of_four_starts_in_eight(const std::uint8_t* p) {
   const std::uint64_t w0 = load8(p), w1 = load8(p + 1), w2 = load8(p + 2), w3 = load8(p + 3);
   return (zero_bytes(w0 ^ w1) & zero_bytes(w1 ^ w2) & zero_bytes(w2 ^ w3)) == 0;
 }
+#if defined(__x86_64__)
+// Bit j set where a run of four equal bytes starts at p[j], j < 16 (reads p[0 .. 18]; SSE2, every
+// x86-64 has it): the sixteen-byte step of the stage's encoder and decoder.
+inline unsigned run_starts_in_16(const std::uint8_t* p) {
+  const auto at = [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k)); };
+  const __m128i a0 = at(0), a1 = at(1), a2 = at(2), a3 = at(3);
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a0, a1), _mm_cmpeq_epi8(a1, a2)), _mm_cmpeq_epi8(a2, a3))));
+}
+#endif
 // The first position from `from` (and before `limit`) whose byte is not c: eight bytes a step, as
 // zero-filled inputs have stretches of megabytes.
 inline std::size_t stretch_end(const std::uint8_t* p, std::size_t from, std::size_t limit, std::uint8_t c) {
@@ -413,6 +422,22 @@ std::size_t rle1_encode(std::span<const std::uint8_t> in, Bytes& out) {
   std::uint8_t* o = out.data() + before;
   std::size_t i = 0;  // always where a run starts
   while (i < n) {
+#if defined(__x86_64__)
+    // Sixteen bytes a step: copied whole, kept up to the first run of four that starts among them
+    // (a start: the first four equal bytes after a start begin at one), which then goes out.
+    while (i + 19 <= n) {
+      const unsigned starts = run_starts_in_16(p + i);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
+      if (starts != 0) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(starts));
+        o += j;
+        i += j;
+        break;
+      }
+      o += 16;
+      i += 16;
+    }
+#endif
     // Eight bytes at once where no run of four starts among them (p[j .. j + 3] equal for no j in
     // i .. i + 7): every run that starts there is shorter than four and goes out as it is, and the
     // run at i + 8, if one reaches it from before, is as short (so i + 8 may be taken as a start).
@@ -477,15 +502,6 @@ bool walk_rle1(const std::uint8_t*& p, const std::uint8_t* stop, Eight&& eight, 
 }  // namespace
 
 namespace {
-#if defined(__x86_64__)
-// Bit j set where a run of four equal bytes starts at p[j], j < 16 (reads p[0 .. 18]; SSE2, every
-// x86-64 has it).
-inline unsigned run_starts_in_16(const std::uint8_t* p) {
-  const auto at = [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k)); };
-  const __m128i a0 = at(0), a1 = at(1), a2 = at(2), a3 = at(3);
-  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a0, a1), _mm_cmpeq_epi8(a1, a2)), _mm_cmpeq_epi8(a2, a3))));
-}
-#endif
 struct OverLimit {};
 enum class Rle1 { whole, cut, over };
 // rle1_decode, or `over` (out back to `from` bytes) where the bytes would pass `limit`: known only

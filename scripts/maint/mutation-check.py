@@ -232,6 +232,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "      o += j;\n      p += j;\n      const std::size_t len", "      o += 16;\n      p += j;\n      const std::size_t len", "cpu"),
     Mutation("bz2: rle1_decode's sixteen-byte step skips the run's count twice", "codec/bz2.cpp",
              "      o += len;\n      p += 5;\n    }\n#endif", "      o += len;\n      p += 6;\n    }\n#endif", "cpu"),
+    Mutation("bz2: rle1_encode's sixteen-byte step keeps the bytes past the first run's start", "codec/bz2.cpp",
+             "        o += j;\n        i += j;\n        break;", "        o += 16;\n        i += j;\n        break;", "cpu"),
     Mutation("bz2: rle1_decode_pieces drops the last piece", "codec/bz2.cpp",
              "  if (o != start) emit({start, static_cast<std::size_t>(o - start)});", "", "cpu"),
     Mutation("parallel: copy_bytes leaves each piece's last byte", "core/parallel.hpp",
