@@ -2,9 +2,9 @@
 """Runs a command and samples its threads from /proc every few milliseconds until it exits: each
 thread's name, state (R running or runnable, S sleeping, D in the kernel uninterruptibly), scheduling
 policy (0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE), CPU time, time on a CPU and time waiting for
-one (schedstat), CPU and kernel wait channel. For a
-thread that holds a block for far longer than its CPU time says: was it waiting for a core (R),
-for a lock or for memory (D, and where), or asleep (S).
+one (schedstat), CPU and kernel wait channel, and where a thread in D waits (its kernel stack,
+where /proc lets this user read it). For a thread that holds a block for far longer than its CPU
+time says: was it waiting for a core (R), for a lock or for memory (D, and where), or asleep (S).
 
   thread-states.py --every 2 --out states.jsonl -- parcomp -9 -c big > /dev/null
 
@@ -48,6 +48,9 @@ def sample(pid: int) -> list[dict]:
         rows.append({"tid": int(tid), "name": stat[stat.find("(") + 1:stat.rfind(")")], "state": f[0], "cpu_s": (int(f[11]) + int(f[12])) / TICK, "cpu": int(f[36]),
                      "policy": int(f[38]), "run_s": int(sched[0]) / 1e9, "runqueue_s": int(sched[1]) / 1e9,
                      "wchan": (read(f"/proc/{pid}/task/{tid}/wchan") or "").strip() or "0"})
+        if f[0] == "D":  # in the kernel, uninterruptibly: where (readable by root only)
+            stack = (read(f"/proc/{pid}/task/{tid}/stack") or "").split("\n")
+            rows[-1]["stack"] = [line.split(" ", 1)[-1] for line in stack if line][:6]
     return rows
 
 
