@@ -186,7 +186,9 @@ rc=$?
 # time on a machine: its jobs share the parts and the bundle).
 pkill -KILL -f "^$dest/bundle/" 2>/dev/null
 wait $! 2>/dev/null
-# A part stopped at the deadline took at least that long: KEY.stopped keeps the longest such time.
+# A part stopped at the deadline took at least that long: KEY.stopped keeps the longest such time,
+# and KEY.stopped-rows the rows it was running then (its KEY.todo during the call, held rows out; no
+# file: all of its rows).
 python3 - "$out/run.log" "$parts" <<'PY'
 import re, sys
 from pathlib import Path
@@ -199,7 +201,13 @@ for line in open(sys.argv[1], errors="replace"):
     seconds = sum(int(v) * unit[u] for v, u in re.findall(r"(\d+) (s|min|h)\b", m.group(2)))
     f = parts / f"{m.group(1)}.stopped"
     old = float(f.read_text()) if f.exists() else 0.0
-    f.write_text(f"{max(old, seconds):.0f}\n")
+    if seconds >= old:
+        f.write_text(f"{seconds:.0f}\n")
+        todo, rows = parts / f"{m.group(1)}.todo", parts / f"{m.group(1)}.stopped-rows"
+        if todo.exists():
+            rows.write_text(todo.read_text())
+        else:
+            rows.unlink(missing_ok=True)
 PY
 if [ -s "$held" ] && [ "$(cat "$held")" != "{}" ]; then
   # The runner took the held rows' parts for done and may have merged a run without them.

@@ -24,7 +24,11 @@ For each unit with rows to run:
   its rows done in later calls (the part's JSON files newer than KEY.stopped), plus 30 s, for the
   rows it had then and has still to do; where this call holds some of them back (suite-call.sh --hold, PARTS/.held.json), that
   floor times the share of those rows it runs (by their times as above, else their count): a part
-  stopped at 375 s by its two slowest rows was otherwise never started again without them.
+  stopped at 375 s by its two slowest rows was otherwise never started again without them. Where
+  the stop names the rows it was running (KEY.stopped-rows: the call that stopped held others
+  back), the floor is theirs: times the share of them this call runs, nothing for the others
+  (tool.load's four parcomp.fast rows, stopped at 259 s while its lbzip2 rows were held, were
+  estimated at their share of all eight and stopped again at 370 s).
 The bundle's runner (575289d's too) scales a unit's estimate by the share of its rows to run, so
 the unit's seconds written are the rows' estimate divided by that share.
 """
@@ -47,6 +51,7 @@ class Parts:
     def __init__(self):
         self.seconds: dict[str, float] = {}   # units done (no KEY.todo)
         self.stopped: dict[str, float] = {}
+        self.stopped_rows: dict[str, list[str]] = {}  # the rows a stopped unit was running (KEY.stopped-rows)
         self.rows: dict[str, dict[str, float]] = {}  # done units: timed seconds per row
         self.done_since: dict[str, float] = {}  # stopped units: timed seconds of rows done after the stop
 
@@ -59,6 +64,8 @@ class Parts:
                 p.seconds[b[: -len(".seconds")]] = float(read(n))
             if b.endswith(".stopped"):
                 p.stopped[b[: -len(".stopped")]] = float(read(n))
+            if b.endswith(".stopped-rows"):
+                p.stopped_rows[b[: -len(".stopped-rows")]] = read(n).decode().split()
 
         def part_rows(key: str, after: float | None = None) -> dict[str, float]:
             """Timed seconds per row in the unit's JSON files (only those newer than `after`)."""
@@ -168,7 +175,11 @@ def estimate(units: list[tuple[str, list[str], list[str]]], slug: str, gpus: dic
         if key in mine.stopped:
             kept = [n for n in (held or {}).get(key, []) if n not in todo]
             floor = 1.5 * max(0.0, mine.stopped[key] - mine.done_since.get(key, 0.0)) + 30
-            if kept:
+            if key in mine.stopped_rows:  # the rows it was running then: the floor is theirs
+                then = [n for n in mine.stopped_rows[key] if n in todo or n in kept]
+                now = [n for n in then if n in todo]
+                floor = floor * part_of(now) / part_of(then) if now else 0.0
+            elif kept:
                 floor *= part_of(todo) / part_of(todo + kept)
             need = max(need or 0.0, floor)
         if need is not None:

@@ -142,6 +142,26 @@ def test_a_part_stopped_at_the_deadline_is_estimated_longer_next_time(tmp_path, 
     assert "e.one: left for a later call" in r.stderr and "about 33 s" in r.stderr, r.stderr
 
 
+def test_a_stop_names_the_rows_it_was_running_where_the_part_had_rows_to_do(tmp_path, bundle):
+    """KEY.stopped-rows: the part's KEY.todo as the call ran it (held rows out), so that a later
+    estimate gives the stop's floor to those rows; a stop of a whole part leaves no such file."""
+    machine = tmp_path / "machine"
+    parts = machine / f"parcomp-suite-{SHA[:7]}-parts"
+    parts.mkdir(parents=True)
+    (parts / "e.one.seconds").write_text("0\n")
+    (parts / "e.one.todo").write_text("e.one/x/n=1/real_time\n")
+    r, out = call(tmp_path, machine, "--bundle", bundle, "--deadline", "2", FAKE_SLEEP="30", SUITE_ESTIMATE="")
+    assert r.returncode == 3, r.stderr
+    with tarfile.open(out / "parts.tar") as t:
+        assert t.extractfile("./e.one.stopped-rows").read().split() == [b"e.one/x/n=1/real_time"]
+    (parts / "e.one.todo").unlink()
+    r, out = call(tmp_path, machine, "--deadline", "4", FAKE_SLEEP="30", SUITE_ESTIMATE="/dev/null")
+    assert "e.one: stopped at the deadline" in r.stderr, r.stderr
+    with tarfile.open(out / "parts.tar") as t:
+        assert float(t.extractfile("./e.one.stopped").read()) >= 3
+        assert "./e.one.stopped-rows" not in t.getnames(), "the whole part was running"
+
+
 def test_dropped_rows_never_run_and_the_merge_says_why(tmp_path, bundle):
     machine = tmp_path / "machine"
     machine.mkdir()

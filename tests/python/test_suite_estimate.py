@@ -159,3 +159,21 @@ def _folder(path: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (path / name).write_text(text)
     return path
+
+
+def test_a_stop_that_names_its_rows_gives_its_floor_to_those_rows(tmp_path):
+    """tool.load's four parcomp.fast rows stopped at 259 s while its four lbzip2 rows were held: the
+    floor is theirs, whole when a call runs them again alone, and nothing of it for the others."""
+    files = {"u@d.seconds": "0\n", "u@d.todo": "\n".join(NAMES), "u@d.stopped": "150\n", "u@d.stopped-rows": "\n".join(FAST)}
+    mine = se.Parts.from_folder(_folder(tmp_path / "mine", files))
+    assert mine.stopped_rows == {"u@d": list(FAST)}
+    gpus = {"other": other_gpu(tmp_path), "mine": mine}
+    e = se.estimate([("u@d", NAMES, list(FAST))], "mine", gpus, {}, {"u@d": list(SLOW)})
+    assert runner_need(e, "u@d", NAMES, list(FAST)) == pytest.approx(1.5 * 150 + 30)
+    e = se.estimate([("u@d", NAMES, list(SLOW))], "mine", gpus, {}, {"u@d": list(FAST)})
+    assert runner_need(e, "u@d", NAMES, list(SLOW)) == pytest.approx(200 * (180 + 10 * 2 / 12) / 200), "the slow rows by their own times"
+    e = se.estimate([("u@d", NAMES, list(FAST)[:5])], "mine", gpus, {}, {"u@d": list(SLOW) + list(FAST)[5:]})
+    assert runner_need(e, "u@d", NAMES, list(FAST)[:5]) == pytest.approx((1.5 * 150 + 30) / 2), "half of the rows it was running"
+    packed = tmp_path / "parts.tar.xz"
+    archive(packed, files)
+    assert se.Parts.from_archive(packed).stopped_rows == {"u@d": list(FAST)}
