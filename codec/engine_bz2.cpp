@@ -462,6 +462,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   auto& job = s.job;
   Stats& st = s.st;
   job.bytes_cap = kBz2InputInFlight;
+  // A file read before the first GPU is ready: the workers that took blocks while CUDA started share
+  // the rest with its lanes (at SCHED_IDLE beside a working GPU, below the preparer and the lanes).
+  job.cpu_stay_once_read = true;
   job.bytes_of = [](const InBlock& b) { return static_cast<std::uint64_t>(b.bytes.size()); };
 
   // Blocks where bzip2's program closes them, from reads into chunks of the pool (not zeroed); a

@@ -225,6 +225,9 @@ class Job {
   // cpu_beside_gpus of the CPU workers leave after the block they hold (cpu_may_claim).
   unsigned cpu_working = 0, cpu_beside_gpus = ~0u;
   bool gpu_working = false;
+  // .bz2 compression: once the input is all read, the CPU workers still there keep taking blocks
+  // beside the GPUs (at the priority they have): a file read before the first GPU was ready.
+  bool cpu_stay_once_read = false;
 
   void gpu_took_work() {
     const std::lock_guard lock(m);
@@ -260,7 +263,7 @@ class Job {
   // False: this CPU worker leaves now (and is no longer counted as working).
   bool cpu_may_claim() {
     const std::lock_guard lock(m);
-    if (!gpu_working || cpu_working <= cpu_beside_gpus) return true;
+    if (!gpu_working || cpu_working <= cpu_beside_gpus || (cpu_stay_once_read && input_done)) return true;
     --cpu_working;
     cv.notify_all();
     return false;

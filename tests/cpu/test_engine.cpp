@@ -378,13 +378,16 @@ TEST(EngineTrace, AClaimIsOneSpanFromTheClaimToItsLastResult) {
 
 // Once a GPU has taken work (Job::gpu_took_work), all but cpu_beside_gpus of the CPU workers leave
 // at their next claim: with three workers and one kept, one thread decodes every item; before any
-// GPU works, all three stay.
+// GPU works, all three stay, and so they do where the job keeps them once the input is all read
+// (Job::cpu_stay_once_read, .bz2 compression).
 TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
-  for (const bool gpu_works : {true, false}) {
-    SCOPED_TRACE(gpu_works ? "a GPU works" : "no GPU");
+  for (const int kind : {0, 1, 2}) {
+    const bool gpu_works = kind != 1, stay = kind == 2;
+    SCOPED_TRACE(!gpu_works ? "no GPU" : stay ? "a GPU works, the input all read, the workers kept" : "a GPU works");
     engine::Trace trace;
     TracedJob job;
     fill_traced_job(job, trace, 12);
+    job.cpu_stay_once_read = stay;
     job.cpu_beside_gpus = 1;
     job.cpu_working = 3;
     if (gpu_works) job.gpu_took_work();
@@ -404,7 +407,7 @@ TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
     EXPECT_EQ(job.done.size(), 12u);
     EXPECT_EQ(job.cpu_working, 0u);  // every worker has left: those stepping aside, then the rest when nothing was left
     if (gpu_works) {
-      EXPECT_EQ(workers_that_worked.size(), 1u);
+      EXPECT_EQ(workers_that_worked.size(), stay ? 3u : 1u);
     }
   }
 }
