@@ -34,7 +34,7 @@ using Bytes = std::vector<std::uint8_t>;
 // The GPU batches of .bz2 (unless Options::bz2_gpu_batch_blocks says): the decoder gives some of
 // a block's stages one thread, so it takes more blocks at a time than the writer; the sizes are the
 // fastest measured with the least memory (docs/defaults.md).
-constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 256;
+constexpr std::size_t kBz2GpuCompressBatch = 128, kBz2GpuDecompressBatch = 192;
 // .bz2 decompression's batches in flight per GPU: the two the GPU worker's slots hold (one
 // decoding, one being ended on the host), the one the writer is writing and the one being read.
 // With three (kGpuBatchesInFlight) the reader waited for room at the cap and each batch's stages

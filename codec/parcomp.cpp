@@ -108,7 +108,7 @@ void usage(std::FILE* to) {
                "      --threads N     CPU workers (default: one per hardware thread)\n"
                "      --cpu-beside-gpus N  parcomp format: CPU workers that keep taking blocks once a GPU works\n"
                "                      (default 0: they work while CUDA starts, then leave it to the GPUs)\n"
-               "      --gpu-batch N   blocks the GPUs take at a time, split among them (default 64; .bz2: 128, and 256 in\n"
+               "      --gpu-batch N   blocks the GPUs take at a time, split among them (default 64; .bz2: 128, and 192 in\n"
                "                      decompression, whose GPU stages give a block one thread); larger batches use\n"
                "                      more memory, more GPUs do not\n"
                "      --gpu-lanes N   batches each GPU works on at once, each with its own stream and buffers\n"
