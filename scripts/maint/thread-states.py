@@ -5,11 +5,15 @@ policy (0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE), CPU time, time on a CPU and
 one (schedstat), CPU and kernel wait channel, and where a thread in D waits (its kernel stack,
 where /proc lets this user read it). For a thread that holds a block for far longer than its CPU
 time says: was it waiting for a core (R), for a lock or for memory (D, and where), or asleep (S).
+Each sample also gives the process's memory (a line with "memory": resident, anonymous, file and
+shared resident bytes, and pinned and locked bytes, from /proc/PID/status), so that a peak RSS can
+be put beside the trace's spans.
 
   thread-states.py --every 2 --out states.jsonl -- parcomp -9 -c big > /dev/null
 
-Writes one JSON line per sample and thread (t: seconds since the start); then prints, per thread,
-the longest stretch in one state with its policy and wait channel.
+Writes one JSON line per sample and thread (t: seconds since the start) and one of the process's
+memory; then prints, per thread, the longest stretch in one state with its policy and wait channel,
+and the peak resident memory with its parts and its time.
 """
 from __future__ import annotations
 
@@ -54,6 +58,22 @@ def sample(pid: int) -> list[dict]:
     return rows
 
 
+MEMORY = {"VmRSS": "rss", "RssAnon": "anon", "RssFile": "file", "RssShmem": "shmem", "VmPin": "pinned", "VmLck": "locked"}
+
+
+def memory(pid: int) -> dict | None:
+    """The process's memory now, in bytes (the fields /proc/PID/status has)."""
+    status = read(f"/proc/{pid}/status")
+    if status is None:
+        return None
+    got = {}
+    for line in status.splitlines():
+        key, _, value = line.partition(":")
+        if key in MEMORY and value.strip().endswith("kB"):
+            got[MEMORY[key]] = int(value.split()[0]) * 1024
+    return got or None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--every", type=float, default=2.0, help="milliseconds between samples")
@@ -68,9 +88,15 @@ def main() -> int:
     stretches: dict[int, tuple[str, int, str, float, float]] = {}  # tid -> (state, policy, wchan, from, to)
     longest: dict[int, tuple[float, str, int, str, float]] = {}
     names: dict[int, str] = {}
+    peak: dict = {}
     with open(a.out, "w") as out:
         while proc.poll() is None:
             t = time.monotonic() - t0
+            m = memory(proc.pid)
+            if m is not None:
+                out.write(json.dumps({"t": round(t, 4), "memory": m}) + "\n")
+                if m.get("rss", 0) > peak.get("rss", -1):
+                    peak = {**m, "t": round(t, 4)}
             for r in sample(proc.pid):
                 out.write(json.dumps({"t": round(t, 4), **r}) + "\n")
                 names[r["tid"]] = r["name"]
@@ -86,6 +112,9 @@ def main() -> int:
             time.sleep(a.every / 1000)
     for tid, (d, state, policy, wchan, start) in sorted(longest.items(), key=lambda kv: -kv[1][0])[:24]:
         print(f"thread {tid} ({names.get(tid, '?')}): {d:.3f} s in {state} from {start:.3f} s, policy {policy}, wchan {wchan}", file=sys.stderr)
+    if peak:
+        parts = ", ".join(f"{k} {peak[k] / 1e6:.1f} MB" for k in MEMORY.values() if k != "rss" and k in peak)
+        print(f"peak resident memory {peak['rss'] / 1e6:.1f} MB at {peak['t']:.3f} s ({parts})", file=sys.stderr)
     return proc.returncode
 
 

@@ -1,5 +1,6 @@
 """scripts/compare, scripts/report.py and scripts/ncu_summary.py on committed fixtures."""
 import json
+import re
 from collections import Counter
 import subprocess
 import sys
@@ -661,14 +662,21 @@ def test_thread_states_sees_a_thread_at_the_lowest_priority_and_one_asleep(tmp_p
             "    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
             "    end = time.monotonic() + 0.4\n"
             "    while time.monotonic() < end: pass\n"
+            "held = bytearray(os.urandom(1 << 20) * 64)\n"
             "t = threading.Thread(target=idle); t.start(); time.sleep(0.4); t.join()\n"
             "raise SystemExit(7)\n")
     out = tmp_path / "states.jsonl"
     r = run(ROOT / "scripts" / "maint" / "thread-states.py", "--every", "5", "--out", out, "--", sys.executable, "-c", prog)
     assert r.returncode == 7, r.stderr
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = [x for x in lines if "tid" in x]
     assert len({x["tid"] for x in rows}) >= 2
     assert any(x["policy"] == 5 and x["state"] == "R" for x in rows)
     assert any(x["state"] == "S" and x["policy"] == 0 for x in rows)
     assert all(x["run_s"] >= 0 and x["runqueue_s"] >= 0 for x in rows)
     assert "s in R from" in r.stderr
+    # the process's memory each sample: the 64 MB the program holds while it sleeps is resident
+    memory = [x["memory"] for x in lines if "memory" in x]
+    assert memory and max(m["rss"] for m in memory) >= 64 << 20
+    assert all(m["anon"] <= m["rss"] for m in memory if "anon" in m)
+    assert re.search(r"peak resident memory [0-9.]+ MB at [0-9.]+ s \(anon", r.stderr), r.stderr
