@@ -466,6 +466,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // the rest with its lanes (at SCHED_IDLE beside a working GPU, below the preparer and the lanes).
   job.cpu_stay_once_read = true;
   job.bytes_of = [](const InBlock& b) { return static_cast<std::uint64_t>(b.bytes.size()); };
+  job.held_result_bytes_of = [](const OutBits& r) { return static_cast<std::uint64_t>(r.bits.bytes.size()); };
 
   // Blocks where bzip2's program closes them, from reads into chunks of the pool (not zeroed); a
   // block is a view into its chunk. The next read runs on its own thread while the blocks of the

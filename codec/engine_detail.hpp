@@ -211,8 +211,12 @@ class Job {
   // The reader's room in input bytes too (0: blocks alone): the blocks read and not yet written
   // hold at most bytes_cap of them, one block at least. For inputs whose blocks can be large (a
   // .bz2 block of long runs is up to 51 times its block's bytes); bytes_of gives an item's.
+  // held_result_bytes_of (optional): a block counts its input until its result is published and
+  // that result's bytes from then until written, so that blocks done behind a slow one hold their
+  // results, not their inputs, and the reader goes on.
   std::uint64_t bytes_cap = 0;
   std::function<std::uint64_t(const Item&)> bytes_of;
+  std::function<std::uint64_t(const Result&)> held_result_bytes_of;
   // The results' room in bytes (0: none): while the results not yet taken by the writer hold
   // result_bytes_cap, workers claim only up to the writer's next item (next_needed, a seq the
   // writer keeps), so that no more results pile up behind it (a .bz2 block of long runs decodes
@@ -336,6 +340,15 @@ class Job {
   void publish(std::uint64_t first, Result r, std::uint64_t blocks = 1) {
     const std::lock_guard lock(m);
     if (result_bytes_of) done_bytes_ += result_bytes_of(r);
+    if (held_result_bytes_of && first >= written_blocks && first - written_blocks + blocks <= unwritten_bytes_.size()) {
+      const auto at = static_cast<std::size_t>(first - written_blocks);
+      for (std::size_t k = 0; k < blocks; ++k) {
+        held_bytes_ -= unwritten_bytes_[at + k];
+        unwritten_bytes_[at + k] = 0;
+      }
+      unwritten_bytes_[at] = held_result_bytes_of(r);
+      held_bytes_ += unwritten_bytes_[at];
+    }
     done.emplace(first, std::move(r));
     for (std::uint64_t k = 0; k < blocks; ++k) traced_publish(first + k);
     cv.notify_all();
