@@ -1,19 +1,24 @@
 #include "bz2_ties.hpp"
 
 #include "bz2.hpp"
+#include "core/parallel.hpp"
 
 #include <bzlib.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -67,14 +72,75 @@ struct Kept {
   std::map<std::pair<std::string, std::size_t>, std::shared_future<std::uint32_t>> rows;  // (one period, length)
 };
 
-std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+std::uint32_t ask_here(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
   if (!input.empty()) return ask_libbz2(input);
   std::vector<std::uint8_t> decoded;
   if (!rle1_decode(rle, decoded)) throw std::logic_error("bz2::bzip2_primary: a block's run-length bytes do not decode");
   return ask_libbz2(decoded);
 }
 
+// The thread of start_asking: one ask at a time, handed over only while it is free. Never
+// destroyed (a detached thread may still wait on it at the process's exit).
+struct Asker {
+  std::mutex m;
+  std::condition_variable cv;
+  bool busy = false;
+  std::function<void()> task;
+  std::atomic<std::uint64_t> done{0};
+};
+std::atomic<Asker*> g_asker{nullptr};
+
+std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+  Asker* a = g_asker.load(std::memory_order_acquire);
+  if (a != nullptr) {
+    auto job = std::make_shared<std::packaged_task<std::uint32_t()>>([rle, input] { return ask_here(rle, input); });
+    std::future<std::uint32_t> row = job->get_future();
+    bool handed = false;
+    {
+      const std::lock_guard lock(a->m);
+      if (!a->busy) {
+        a->busy = handed = true;
+        a->task = [job] { (*job)(); };
+      }
+    }
+    if (handed) {
+      a->cv.notify_one();
+      return row.get();  // the ask's error, if any, comes back here
+    }
+  }
+  return ask_here(rle, input);
+}
+
 }  // namespace
+
+void start_asking() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto* a = new Asker;
+    std::thread([a] {
+      name_this_thread("parcomp-ask");
+      for (;;) {
+        std::function<void()> task;
+        {
+          std::unique_lock lock(a->m);
+          a->cv.wait(lock, [a] { return static_cast<bool>(a->task); });
+          task = std::move(a->task);
+          a->task = nullptr;
+        }
+        task();
+        a->done.fetch_add(1, std::memory_order_relaxed);
+        const std::lock_guard lock(a->m);
+        a->busy = false;
+      }
+    }).detach();
+    g_asker.store(a, std::memory_order_release);
+  });
+}
+
+std::uint64_t asks_aside() {
+  const Asker* a = g_asker.load(std::memory_order_acquire);
+  return a != nullptr ? a->done.load(std::memory_order_relaxed) : 0;
+}
 
 std::optional<std::uint32_t> bzip2_primary_now(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input,
                                                std::shared_future<std::uint32_t>& later) {

@@ -522,7 +522,8 @@ def test_an_ordinary_users_workers_do_not_stay_at_the_lowest_priority(tmp_path):
     """.bz2 compression from 128 MiB starts its CPU workers at SCHED_IDLE while CUDA starts. A process
     that may not bring a thread back from it (no CAP_SYS_NICE, RLIMIT_NICE below 20: most users)
     replaces them by workers at its own priority once CUDA's start-up is over and no GPU works (here:
-    none visible), so that they do not work at the lowest priority for the rest of the job. Runs as
+    none visible), so that they do not work at the lowest priority for the rest of the job; and
+    libbz2's rows of blocks of equal rotations are asked on a thread at its priority. Runs as
     uid 65534 where the tests run as root; skipped where this process may bring threads back."""
     import bz2
     prefix = []
@@ -538,6 +539,7 @@ def test_an_ordinary_users_workers_do_not_stay_at_the_lowest_priority(tmp_path):
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     import threading
     policies = set()  # of the CPU workers' threads, sampled from /proc while the job runs
+    names = set()
     with open(f, "rb") as stdin:  # a regular file on standard input: its size is known
         p = subprocess.Popen([*prefix, str(PARCOMP), "-v", "-9"], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         out = {}
@@ -546,7 +548,9 @@ def test_an_ordinary_users_workers_do_not_stay_at_the_lowest_priority(tmp_path):
         while p.poll() is None:
             for task in Path(f"/proc/{p.pid}/task").glob("*"):
                 try:
-                    if (task / "comm").read_text().strip() == "parcomp-cpu":
+                    name = (task / "comm").read_text().strip()
+                    names.add(name)
+                    if name == "parcomp-cpu":
                         policies.add(int((task / "stat").read_text().rsplit(")", 1)[1].split()[38]))
                 except (OSError, IndexError, ValueError):
                     pass  # the thread left
@@ -556,6 +560,7 @@ def test_an_ordinary_users_workers_do_not_stay_at_the_lowest_priority(tmp_path):
     assert b"may not bring a thread back" in out["stderr"], out["stderr"]
     assert b"workers at the program's priority replace the CPU workers" in out["stderr"], out["stderr"]
     assert 0 in policies, f"the CPU workers' policies: {policies} (SCHED_OTHER is 0, SCHED_IDLE 5)"
+    assert "parcomp-ask" in names, f"no thread asks libbz2 for rows at the program's priority: {names}"
     assert out["stdout"] == bz2.compress(data, 9)
 
 
