@@ -4,6 +4,7 @@
 #include "core/parallel.hpp"
 
 #include <bzlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -80,18 +81,26 @@ std::uint32_t ask_here(std::span<const std::uint8_t> rle, std::span<const std::u
 }
 
 // The thread of start_asking: one ask at a time, handed over only while it is free. Never
-// destroyed (a detached thread may still wait on it at the process's exit).
+// destroyed (a detached thread may still wait on it at the process's exit). A process forked
+// after it was started has no such thread (`pid` is the parent's): it asks on the asking thread
+// until it starts its own.
 struct Asker {
   std::mutex m;
   std::condition_variable cv;
   bool busy = false;
   std::function<void()> task;
   std::atomic<std::uint64_t> done{0};
+  pid_t pid = 0;
 };
 std::atomic<Asker*> g_asker{nullptr};
 
-std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+Asker* this_process_asker() {
   Asker* a = g_asker.load(std::memory_order_acquire);
+  return a != nullptr && a->pid == ::getpid() ? a : nullptr;
+}
+
+std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+  Asker* a = this_process_asker();
   if (a != nullptr) {
     auto job = std::make_shared<std::packaged_task<std::uint32_t()>>([rle, input] { return ask_here(rle, input); });
     std::future<std::uint32_t> row = job->get_future();
@@ -114,31 +123,32 @@ std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::ui
 }  // namespace
 
 void start_asking() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    auto* a = new Asker;
-    std::thread([a] {
-      name_this_thread("parcomp-ask");
-      for (;;) {
-        std::function<void()> task;
-        {
-          std::unique_lock lock(a->m);
-          a->cv.wait(lock, [a] { return static_cast<bool>(a->task); });
-          task = std::move(a->task);
-          a->task = nullptr;
-        }
-        task();
-        a->done.fetch_add(1, std::memory_order_relaxed);
-        const std::lock_guard lock(a->m);
-        a->busy = false;
+  static std::mutex starting;  // taken only here, briefly
+  const std::lock_guard lock(starting);
+  if (this_process_asker() != nullptr) return;
+  auto* a = new Asker;
+  a->pid = ::getpid();
+  std::thread([a] {
+    name_this_thread("parcomp-ask");
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(a->m);
+        a->cv.wait(lock, [a] { return static_cast<bool>(a->task); });
+        task = std::move(a->task);
+        a->task = nullptr;
       }
-    }).detach();
-    g_asker.store(a, std::memory_order_release);
-  });
+      task();
+      a->done.fetch_add(1, std::memory_order_relaxed);
+      const std::lock_guard lock(a->m);
+      a->busy = false;
+    }
+  }).detach();
+  g_asker.store(a, std::memory_order_release);
 }
 
 std::uint64_t asks_aside() {
-  const Asker* a = g_asker.load(std::memory_order_acquire);
+  const Asker* a = this_process_asker();
   return a != nullptr ? a->done.load(std::memory_order_relaxed) : 0;
 }
 

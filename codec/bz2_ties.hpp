@@ -31,7 +31,8 @@ std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t perio
 // scheduling priority, whenever that thread is free (else on the asking thread, as before): a CPU
 // worker at SCHED_IDLE (while CUDA starts) that meets a block of long runs would wait for a core
 // behind every other thread, and the ask (the block's whole input through libbz2, 45.9 MB at
-// most) is then the job's longest step. Called by the engine's .bz2 compression; once a process.
+// most) is then the job's longest step. Called by the engine's .bz2 compression; once a process
+// (a process forked after it asks on the asking thread until it calls this itself).
 void start_asking();
 // How many asks ran on that thread (for tests and -v).
 std::uint64_t asks_aside();

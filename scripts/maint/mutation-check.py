@@ -218,6 +218,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "    if (replaced_locked()) ++cpu_replaced_gone;\n    --cpu_working;", "    --cpu_working;", "cpu"),
     Mutation("bz2: the row asker's thread never takes an ask", "codec/bz2_ties.cpp",
              "      if (!a->busy) {\n", "      if (false) {\n", "cpu"),
+    Mutation("bz2: a forked process hands its asks to the parent's asker", "codec/bz2_ties.cpp",
+             "  return a != nullptr && a->pid == ::getpid() ? a : nullptr;", "  return a;", "cpu"),
     Mutation("engine: .bz2 compression starts no row asker", "codec/engine_bz2.cpp",
              "  bz2::start_asking();", "", "cli"),
     Mutation("engine: a GPU's batch never closes at its bytes", "codec/engine_detail.hpp",

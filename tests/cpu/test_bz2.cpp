@@ -36,6 +36,7 @@
 #include <utility>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern "C" __attribute__((weak)) void BZ2_hbMakeCodeLengths(unsigned char* len, int* freq, int alphaSize, int maxLen);
@@ -1052,6 +1053,34 @@ TEST(Bz2, AsksRunOnTheAskersThreadAtTheStartersPriority) {
     policy = std::stoi(field);
   }
   EXPECT_EQ(policy, SCHED_OTHER) << "the asker's policy (field 41 of its stat)";
+}
+
+// A process forked after the asker started (a Dask or multiprocessing worker) has no asker thread:
+// its asks run on the asking thread, and start_asking there starts its own. Without that the
+// child's first ask waits forever (killed here by an alarm after 20 s).
+TEST(Bz2, AForkedProcessAsksWithoutTheParentsAsker) {
+  Bytes twice = run_free(700, 11);
+  twice.insert(twice.end(), twice.begin(), twice.end());
+  Bytes rle;
+  bz2::rle1_encode(twice, rle);
+  const std::size_t period = bz2::rotation_period(rle);
+  ASSERT_GT(period, 64u);
+  const Bytes file = libbz2_compress(twice, 9);
+  const std::uint32_t want = ((std::uint32_t{file[14]} << 24 | std::uint32_t{file[15]} << 16 | std::uint32_t{file[16]} << 8 | file[17]) >> 7) & 0xFFFFFFu;
+  bz2::start_asking();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::alarm(20);
+    const bool inline_ok = bz2::bzip2_primary(rle, period, twice) == want && bz2::asks_aside() == 0;
+    bz2::start_asking();
+    const bool own_ok = bz2::bzip2_primary(rle, period, twice) == want && bz2::asks_aside() == 1;
+    ::_exit(inline_ok && own_ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << "the child's rows or its asks were not as expected";
 }
 
 // origPtr written into a block's bits: those 24 bits alone change, and writing the row back gives
