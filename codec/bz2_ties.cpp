@@ -138,8 +138,8 @@ void start_asking() {
         task = std::move(a->task);
         a->task = nullptr;
       }
+      a->done.fetch_add(1, std::memory_order_relaxed);  // before the row is there for the asker
       task();
-      a->done.fetch_add(1, std::memory_order_relaxed);
       const std::lock_guard lock(a->m);
       a->busy = false;
     }
