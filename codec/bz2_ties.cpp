@@ -71,6 +71,7 @@ std::uint32_t ask_libbz2(std::span<const std::uint8_t> input) {
 struct Kept {
   std::mutex m;
   std::map<std::pair<std::string, std::size_t>, std::shared_future<std::uint32_t>> rows;  // (one period, length)
+  pid_t pid = 0;  // the process they were asked in: a forked one drops those still being asked
 };
 
 std::uint32_t ask_here(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
@@ -163,6 +164,11 @@ std::optional<std::uint32_t> bzip2_primary_now(std::span<const std::uint8_t> rle
   bool full = false;
   {
     const std::lock_guard lock(kept.m);
+    if (kept.pid != ::getpid()) {  // forked while its parent asked: those rows never come here
+      for (auto it = kept.rows.begin(); it != kept.rows.end();)
+        it = it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? std::next(it) : kept.rows.erase(it);
+      kept.pid = ::getpid();
+    }
     if (const auto it = kept.rows.find(key); it != kept.rows.end())
       theirs = it->second;
     else if (kept.rows.size() >= kKeptRows)

@@ -220,6 +220,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "      if (!a->busy) {\n", "      if (false) {\n", "cpu"),
     Mutation("bz2: a forked process hands its asks to the parent's asker", "codec/bz2_ties.cpp",
              "  return a != nullptr && a->pid == ::getpid() ? a : nullptr;", "  return a;", "cpu"),
+    Mutation("bz2: a forked process waits for its parent's kept row in flight", "codec/bz2_ties.cpp",
+             "    if (kept.pid != ::getpid()) {", "    if (false) {", "cpu"),
     Mutation("engine: .bz2 compression starts no row asker", "codec/engine_bz2.cpp",
              "  bz2::start_asking();", "", "cli"),
     Mutation("engine: a GPU's batch never closes at its bytes", "codec/engine_detail.hpp",

@@ -1083,6 +1083,39 @@ TEST(Bz2, AForkedProcessAsksWithoutTheParentsAsker) {
   EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << "the child's rows or its asks were not as expected";
 }
 
+// A row being asked in the parent when it forks (a block of long runs, kept for the process) never
+// comes to the child: the child asks it itself instead of waiting for it (killed by the alarm).
+TEST(Bz2, AForkedProcessDoesNotWaitForTheParentsAskInFlight) {
+  const Bytes in(255 * 120000, 'q');  // 30.6 MB of input: libbz2 takes 0.1 s and more
+  Bytes rle;
+  bz2::rle1_encode(in, rle);
+  const std::size_t period = bz2::rotation_period(rle);
+  ASSERT_LE(period, 64u);
+  std::atomic<bool> asked{false};
+  std::uint32_t want = 0;
+  std::thread parent([&] {
+    want = bz2::bzip2_primary(rle, period, in);
+    asked = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(asked.load()) << "the parent's ask ended before the fork: nothing tested";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::alarm(30);
+    const std::uint32_t row = bz2::bzip2_primary(rle, period, in);
+    const Bytes file = libbz2_compress(in, 9);
+    const std::uint32_t lib = ((std::uint32_t{file[14]} << 24 | std::uint32_t{file[15]} << 16 | std::uint32_t{file[16]} << 8 | file[17]) >> 7) & 0xFFFFFFu;
+    ::_exit(row == lib ? 0 : 1);
+  }
+  parent.join();
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+  EXPECT_EQ(bz2::bzip2_primary(rle, period, in), want);
+}
+
 // origPtr written into a block's bits: those 24 bits alone change, and writing the row back gives
 // the block back.
 TEST(Bz2, SetOrigPtrWritesThe24BitsAlone) {
