@@ -1,19 +1,25 @@
 #include "bz2_ties.hpp"
 
 #include "bz2.hpp"
+#include "core/parallel.hpp"
 
 #include <bzlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -65,16 +71,87 @@ std::uint32_t ask_libbz2(std::span<const std::uint8_t> input) {
 struct Kept {
   std::mutex m;
   std::map<std::pair<std::string, std::size_t>, std::shared_future<std::uint32_t>> rows;  // (one period, length)
+  pid_t pid = 0;  // the process they were asked in: a forked one drops those still being asked
 };
 
-std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+std::uint32_t ask_here(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
   if (!input.empty()) return ask_libbz2(input);
   std::vector<std::uint8_t> decoded;
   if (!rle1_decode(rle, decoded)) throw std::logic_error("bz2::bzip2_primary: a block's run-length bytes do not decode");
   return ask_libbz2(decoded);
 }
 
+// The thread of start_asking: one ask at a time, handed over only while it is free. Never
+// destroyed (a detached thread may still wait on it at the process's exit). A process forked
+// after it was started has no such thread (`pid` is the parent's): it asks on the asking thread
+// until it starts its own.
+struct Asker {
+  std::mutex m;
+  std::condition_variable cv;
+  bool busy = false;
+  std::function<void()> task;
+  std::atomic<std::uint64_t> done{0};
+  pid_t pid = 0;
+};
+std::atomic<Asker*> g_asker{nullptr};
+
+Asker* this_process_asker() {
+  Asker* a = g_asker.load(std::memory_order_acquire);
+  return a != nullptr && a->pid == ::getpid() ? a : nullptr;
+}
+
+std::uint32_t ask_for(std::span<const std::uint8_t> rle, std::span<const std::uint8_t> input) {
+  Asker* a = this_process_asker();
+  if (a != nullptr) {
+    auto job = std::make_shared<std::packaged_task<std::uint32_t()>>([rle, input] { return ask_here(rle, input); });
+    std::future<std::uint32_t> row = job->get_future();
+    bool handed = false;
+    {
+      const std::lock_guard lock(a->m);
+      if (!a->busy) {
+        a->busy = handed = true;
+        a->task = [job] { (*job)(); };
+      }
+    }
+    if (handed) {
+      a->cv.notify_one();
+      return row.get();  // the ask's error, if any, comes back here
+    }
+  }
+  return ask_here(rle, input);
+}
+
 }  // namespace
+
+void start_asking() {
+  static std::mutex starting;  // taken only here, briefly
+  const std::lock_guard lock(starting);
+  if (this_process_asker() != nullptr) return;
+  auto* a = new Asker;
+  a->pid = ::getpid();
+  std::thread([a] {
+    name_this_thread("parcomp-ask");
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(a->m);
+        a->cv.wait(lock, [a] { return static_cast<bool>(a->task); });
+        task = std::move(a->task);
+        a->task = nullptr;
+      }
+      a->done.fetch_add(1, std::memory_order_relaxed);  // before the row is there for the asker
+      task();
+      const std::lock_guard lock(a->m);
+      a->busy = false;
+    }
+  }).detach();
+  g_asker.store(a, std::memory_order_release);
+}
+
+std::uint64_t asks_aside() {
+  const Asker* a = this_process_asker();
+  return a != nullptr ? a->done.load(std::memory_order_relaxed) : 0;
+}
 
 std::optional<std::uint32_t> bzip2_primary_now(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input,
                                                std::shared_future<std::uint32_t>& later) {
@@ -87,6 +164,11 @@ std::optional<std::uint32_t> bzip2_primary_now(std::span<const std::uint8_t> rle
   bool full = false;
   {
     const std::lock_guard lock(kept.m);
+    if (kept.pid != ::getpid()) {  // forked while its parent asked: those rows never come here
+      for (auto it = kept.rows.begin(); it != kept.rows.end();)
+        it = it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? std::next(it) : kept.rows.erase(it);
+      kept.pid = ::getpid();
+    }
     if (const auto it = kept.rows.find(key); it != kept.rows.end())
       theirs = it->second;
     else if (kept.rows.size() >= kKeptRows)

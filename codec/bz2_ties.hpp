@@ -27,6 +27,16 @@ std::size_t rotation_period(std::span<const std::uint8_t> t);
 // it is decoded from `rle`).
 std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t period, std::span<const std::uint8_t> input = {});
 
+// From then on, a block's ask runs on a thread of its own started here, at the calling thread's
+// scheduling priority, whenever that thread is free (else on the asking thread, as before): a CPU
+// worker at SCHED_IDLE (while CUDA starts) that meets a block of long runs would wait for a core
+// behind every other thread, and the ask (the block's whole input through libbz2, 45.9 MB at
+// most) is then the job's longest step. Called by the engine's .bz2 compression; once a process
+// (a process forked after it asks on the asking thread until it calls this itself).
+void start_asking();
+// How many asks ran on that thread (for tests and -v).
+std::uint64_t asks_aside();
+
 // The same, without waiting where another thread is asking libbz2 for the same block: then no
 // row, and `later` holds that ask's row to come (a block written with another row of its equals
 // takes it with set_orig_ptr, bz2.hpp).

@@ -447,6 +447,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
 Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress_bz2");
   if (options.level < 1 || options.level > 9) throw ContractError("the .bz2 level is 1 to 9, not " + std::to_string(options.level));
+  bz2::start_asking();  // from the caller's thread: libbz2's rows of blocks of equal rotations at its priority
   bool gpu_first = false, gpu_later = false;
   Options o = with_bz2_batches(bz2_workers(options, false, gpu_first, gpu_later), kBz2GpuCompressBatch);
   // Reads of 32 MiB (the first of 2 MiB, so that a small file's first blocks start after a few
@@ -466,6 +467,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // the rest with its lanes (at SCHED_IDLE beside a working GPU, below the preparer and the lanes).
   job.cpu_stay_once_read = true;
   job.bytes_of = [](const InBlock& b) { return static_cast<std::uint64_t>(b.bytes.size()); };
+  job.held_result_bytes_of = [](const OutBits& r) { return static_cast<std::uint64_t>(r.bits.bytes.size()); };
 
   // Blocks where bzip2's program closes them, from reads into chunks of the pool (not zeroed); a
   // block is a view into its chunk. The next read runs on its own thread while the blocks of the

@@ -211,8 +211,12 @@ class Job {
   // The reader's room in input bytes too (0: blocks alone): the blocks read and not yet written
   // hold at most bytes_cap of them, one block at least. For inputs whose blocks can be large (a
   // .bz2 block of long runs is up to 51 times its block's bytes); bytes_of gives an item's.
+  // held_result_bytes_of (optional): a block counts its input until its result is published and
+  // that result's bytes from then until written, so that blocks done behind a slow one hold their
+  // results, not their inputs, and the reader goes on.
   std::uint64_t bytes_cap = 0;
   std::function<std::uint64_t(const Item&)> bytes_of;
+  std::function<std::uint64_t(const Result&)> held_result_bytes_of;
   // The results' room in bytes (0: none): while the results not yet taken by the writer hold
   // result_bytes_cap, workers claim only up to the writer's next item (next_needed, a seq the
   // writer keeps), so that no more results pile up behind it (a .bz2 block of long runs decodes
@@ -228,6 +232,10 @@ class Job {
   // .bz2 compression: once the input is all read, the CPU workers still there keep taking blocks
   // beside the GPUs (at the priority they have): a file read before the first GPU was ready.
   bool cpu_stay_once_read = false;
+  // CPU workers started before generation cpu_replaced_below leave after the block they hold: those
+  // at SCHED_IDLE where the process may not bring them back, replaced by workers at its priority.
+  unsigned cpu_replaced_below = 0, cpu_replaced_gone = 0;  // cpu_replaced_gone: those that have left
+  static inline thread_local unsigned cpu_generation = 0;  // the calling worker's, from 1 (set as it starts; 0: never replaced)
 
   void gpu_took_work() {
     const std::lock_guard lock(m);
@@ -260,10 +268,12 @@ class Job {
     const std::lock_guard lock(m);
     ++cpu_working;
   }
-  // False: this CPU worker leaves now (and is no longer counted as working).
+  // False: this CPU worker leaves now (and is no longer counted as working): a GPU works, or its
+  // generation (cpu_generation) was replaced by workers at the program's priority.
   bool cpu_may_claim() {
     const std::lock_guard lock(m);
-    if (!gpu_working || cpu_working <= cpu_beside_gpus || (cpu_stay_once_read && input_done)) return true;
+    if (!replaced_locked() && (!gpu_working || cpu_working <= cpu_beside_gpus || (cpu_stay_once_read && input_done))) return true;
+    if (replaced_locked()) ++cpu_replaced_gone;
     --cpu_working;
     cv.notify_all();
     return false;
@@ -271,6 +281,7 @@ class Job {
   // A CPU worker that found nothing left to claim.
   void cpu_leaves() {
     const std::lock_guard lock(m);
+    if (replaced_locked()) ++cpu_replaced_gone;
     if (cpu_working > 0) --cpu_working;
     cv.notify_all();
   }
@@ -290,12 +301,12 @@ class Job {
     cv.wait(lock, [&] {
       // A GPU takes less than a batch where the reader waits for room (a cap below the batch:
       // --blocks-in-flight, or the bytes' cap): no more blocks come until some are written.
-      return stop || (input_done && pending.empty()) ||
+      return stop || (input_done && pending.empty()) || replaced_locked() ||
              (!pending.empty() && room_for_results() &&
               (!wait_full || pending.size() >= max || (max_bytes != 0 && pending_bytes_ >= max_bytes) || input_done || reader_held()));
     });
     std::vector<Item> out;
-    if (stop) return out;
+    if (stop || replaced_locked()) return out;
     std::uint64_t taken = 0;
     while (!pending.empty() && out.size() < max && (max_bytes == 0 || out.empty() || taken + size_of(pending.front()) <= max_bytes) &&
            (!run || out.empty() || pending.front().seq == out.back().seq + 1)) {
@@ -336,6 +347,15 @@ class Job {
   void publish(std::uint64_t first, Result r, std::uint64_t blocks = 1) {
     const std::lock_guard lock(m);
     if (result_bytes_of) done_bytes_ += result_bytes_of(r);
+    if (held_result_bytes_of && first >= written_blocks && first - written_blocks + blocks <= unwritten_bytes_.size()) {
+      const auto at = static_cast<std::size_t>(first - written_blocks);
+      for (std::size_t k = 0; k < blocks; ++k) {
+        held_bytes_ -= unwritten_bytes_[at + k];
+        unwritten_bytes_[at + k] = 0;
+      }
+      unwritten_bytes_[at] = held_result_bytes_of(r);
+      held_bytes_ += unwritten_bytes_[at];
+    }
     done.emplace(first, std::move(r));
     for (std::uint64_t k = 0; k < blocks; ++k) traced_publish(first + k);
     cv.notify_all();
@@ -428,6 +448,8 @@ class Job {
   }
 
  private:
+  // With m held: whether the calling thread is a CPU worker of a replaced generation.
+  bool replaced_locked() const { return cpu_generation != 0 && cpu_generation < cpu_replaced_below; }
   // With m held: the reader waits for room (blocks, or input bytes).
   bool reader_held() const { return read_blocks - written_blocks >= cap || (bytes_cap != 0 && held_bytes_ >= bytes_cap); }
   std::uint64_t size_of(const Item& i) const { return bytes_of ? bytes_of(i) : 0; }
@@ -723,7 +745,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     std::size_t room = 0;            // its share of the reader's room
   };
   std::vector<Device> devs;  // the devices asked for that exist
-  std::vector<std::thread> cpu_threads;
+  std::vector<std::thread> cpu_threads, cpu_replaced;  // cpu_replaced: leaving after their block
   unsigned cpu_started = 0;
   bool cpu_yielding = false;  // cpu_threads at the lowest priority while CUDA starts
   std::optional<Clock::time_point> started_up_at;  // when no device was starting any more
@@ -738,26 +760,22 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     job.cv.notify_all();
   };
   const auto stop_cpu = [&] {
-    for (auto& t : cpu_threads) t.join();
-    cpu_threads.clear();
-  };
-  const auto start_cpu = [&](bool yielding) {
-    stop_cpu();  // those from before have left (a GPU took the work)
-    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
-    {
-      const std::lock_guard lock(stats_m);
-      st.cpu_workers = std::max(st.cpu_workers, n);
+    for (auto* ts : {&cpu_replaced, &cpu_threads}) {
+      for (auto& t : *ts) t.join();
+      ts->clear();
     }
+  };
+  // `count` workers of generation `generation`, at the lowest priority where `yielding`.
+  const auto add_cpu = [&](unsigned count, bool yielding, unsigned generation) {
     {
       const std::lock_guard lock(job.m);
-      job.cpu_working += n;
-      if (o.max_blocks_in_flight == 0) job.cap = std::max(job.cap, flight_cap(o, n));
+      job.cpu_working += count;
       job.cv.notify_all();
     }
-    ++cpu_started;
-    for (unsigned i = 0; i < n; ++i) {
-      cpu_threads.emplace_back([&job, &cpu_worker] {
+    for (unsigned i = 0; i < count; ++i) {
+      cpu_threads.emplace_back([&job, &cpu_worker, generation] {
         name_this_thread("parcomp-cpu");
+        J::cpu_generation = generation;
         try {
           cpu_worker();
         } catch (...) {
@@ -766,6 +784,49 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
       });
       if (yielding) set_lowest_priority(cpu_threads.back(), true);
     }
+  };
+  unsigned replacements = 0;  // of the current generation, started by top_up_cpu
+  bool replacing = false;
+  const auto start_cpu = [&](bool yielding) {
+    stop_cpu();  // those from before have left (a GPU took the work, or they were replaced)
+    replacing = false;
+    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    {
+      const std::lock_guard lock(stats_m);
+      st.cpu_workers = std::max(st.cpu_workers, n);
+    }
+    {
+      const std::lock_guard lock(job.m);
+      if (o.max_blocks_in_flight == 0) job.cap = std::max(job.cap, flight_cap(o, n));
+    }
+    add_cpu(n, yielding, ++cpu_started);
+  };
+  // Workers at SCHED_IDLE that this process may not bring back leave after the block they hold
+  // (not joined here: they may wait for a core), and one at the program's priority starts for each
+  // that has left (top_up_cpu), so that they are never more than the hardware threads.
+  const auto replace_cpu = [&] {
+    {
+      const std::lock_guard lock(job.m);
+      job.cpu_replaced_below = cpu_started + 1;
+      job.cpu_replaced_gone = 0;
+      job.cv.notify_all();  // those waiting for a block leave now
+    }
+    for (auto& t : cpu_threads) cpu_replaced.push_back(std::move(t));
+    cpu_threads.clear();
+    ++cpu_started;
+    replacements = 0;
+    replacing = true;
+  };
+  const auto top_up_cpu = [&] {
+    if (!replacing) return;
+    unsigned gone;
+    {
+      const std::lock_guard lock(job.m);
+      gone = job.cpu_replaced_gone;
+    }
+    if (gone > replacements && job.work_left()) add_cpu(gone - replacements, false, cpu_started);
+    replacements = std::max(replacements, gone);
+    if (replacements >= cpu_replaced.size()) replacing = false;
   };
   const auto launch = [&](Device& dv, const GpuPlan& plan, double ready_s) {
     const unsigned threads = threads_per_lane ? plan.lanes : 1u;
@@ -858,16 +919,14 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     launch(dv, plan, ready_s);
   };
   try {
-    // Only where the workers can be brought back: else they would stay at the lowest priority
-    // for the rest of the job whenever no GPU takes it.
+    // Where the process may not bring the workers back (RLIMIT_NICE), workers at its priority
+    // replace them once they would come back.
     if (o.cpu_while_cuda_starts && gpus_expected && !o.require_gpu) {
-      if (idle_priority_reversible()) {
-        note(o, "the CPU workers take blocks at the lowest priority while CUDA starts");
-        start_cpu(true);
-        cpu_yielding = true;
-      } else {
-        note(o, "the CPU workers wait for CUDA's start-up: this process may not bring a thread back from the lowest priority (RLIMIT_NICE)");
-      }
+      note(o, idle_priority_reversible() ? "the CPU workers take blocks at the lowest priority while CUDA starts"
+                                         : "the CPU workers take blocks at the lowest priority while CUDA starts (this process may not bring a "
+                                           "thread back from it, RLIMIT_NICE: workers at its priority replace them after)");
+      start_cpu(true);
+      cpu_yielding = true;
     }
     for (;;) {
       const gpu_warmup::State w = gpu_warmup::poll();
@@ -959,12 +1018,18 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
         }
         if (!any_running || (!gpu_working && now - *started_up_at >= kYieldAfterStart)) {
           if (!cpu_threads.empty() && job.work_left())  // not where the GPUs have finished the job
-            note(o, any_running ? "the CPU workers go back to the program's priority: no GPU took a batch in the 50 ms after CUDA's start-up"
-                                : "the CPU workers go back to the program's priority: CUDA's start-up is over and no GPU works");
-          for (auto& t : cpu_threads) set_lowest_priority(t, false);
+            note(o, std::string(idle_priority_reversible() ? "the CPU workers go back to the program's priority"
+                                                           : "workers at the program's priority replace the CPU workers") +
+                        (any_running ? ": no GPU took a batch in the 50 ms after CUDA's start-up" : ": CUDA's start-up is over and no GPU works"));
+          if (idle_priority_reversible()) {
+            for (auto& t : cpu_threads) set_lowest_priority(t, false);
+          } else if (!cpu_threads.empty() && job.work_left()) {
+            replace_cpu();
+          }
           cpu_yielding = false;
         }
       }
+      top_up_cpu();
       // The GPUs not yet ready are not waited for, except by --gpu until they are counted: a device
       // it names that is not there is an error even when the CPU workers took every block.
       if (!any_running && !job.work_left() && (counted || !o.require_gpu)) break;
@@ -994,7 +1059,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
           start_cpu(false);
         }
       }
-      if (all_finished && !any_running) {
+      if (all_finished && !any_running && !replacing) {
         stop_cpu();  // nothing more comes from the GPUs: the CPU workers finish
         break;
       }

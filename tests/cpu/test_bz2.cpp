@@ -30,9 +30,13 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <string>
 #include <utility>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern "C" __attribute__((weak)) void BZ2_hbMakeCodeLengths(unsigned char* len, int* freq, int alphaSize, int maxLen);
@@ -1007,6 +1011,109 @@ TEST(Bz2, Bzip2PrimaryIsLibbz2sOrigPtr) {
     EXPECT_EQ(bz2::bzip2_primary(rle, period, in), want);
     EXPECT_EQ(bz2::bzip2_primary(rle, period), want);
   }
+}
+
+// Once started (bz2::start_asking, by the engine from the caller's thread), a block's ask runs on
+// a thread of its own at the starter's priority: a CPU worker at SCHED_IDLE asks and the ask runs
+// at SCHED_OTHER, with libbz2's row. A period over 64 bytes is asked every time (not kept).
+TEST(Bz2, AsksRunOnTheAskersThreadAtTheStartersPriority) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  Bytes twice = run_free(500 + seed % 1000, seed);
+  twice.insert(twice.end(), twice.begin(), twice.end());
+  Bytes rle;
+  bz2::rle1_encode(twice, rle);
+  const std::size_t period = bz2::rotation_period(rle);
+  ASSERT_GT(period, 64u);
+  ASSERT_LT(period, rle.size());
+  const Bytes file = libbz2_compress(twice, 9);
+  const std::uint32_t want = ((std::uint32_t{file[14]} << 24 | std::uint32_t{file[15]} << 16 | std::uint32_t{file[16]} << 8 | file[17]) >> 7) & 0xFFFFFFu;
+  bz2::start_asking();
+  const std::uint64_t before = bz2::asks_aside();
+  std::thread worker([&] {
+    sched_param idle{};
+    ASSERT_EQ(pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle), 0);
+    EXPECT_EQ(bz2::bzip2_primary(rle, period, twice), want);
+  });
+  worker.join();
+  EXPECT_EQ(bz2::asks_aside(), before + 1) << "the ask ran on the asking thread";
+  int policy = -1;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != "parcomp-ask") continue;
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int k = 3; k <= 41 && rest >> field; ++k) {
+    }
+    policy = std::stoi(field);
+  }
+  EXPECT_EQ(policy, SCHED_OTHER) << "the asker's policy (field 41 of its stat)";
+}
+
+// A process forked after the asker started (a Dask or multiprocessing worker) has no asker thread:
+// its asks run on the asking thread, and start_asking there starts its own. Without that the
+// child's first ask waits forever (killed here by an alarm after 20 s).
+TEST(Bz2, AForkedProcessAsksWithoutTheParentsAsker) {
+  Bytes twice = run_free(700, 11);
+  twice.insert(twice.end(), twice.begin(), twice.end());
+  Bytes rle;
+  bz2::rle1_encode(twice, rle);
+  const std::size_t period = bz2::rotation_period(rle);
+  ASSERT_GT(period, 64u);
+  const Bytes file = libbz2_compress(twice, 9);
+  const std::uint32_t want = ((std::uint32_t{file[14]} << 24 | std::uint32_t{file[15]} << 16 | std::uint32_t{file[16]} << 8 | file[17]) >> 7) & 0xFFFFFFu;
+  bz2::start_asking();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::alarm(20);
+    const bool inline_ok = bz2::bzip2_primary(rle, period, twice) == want && bz2::asks_aside() == 0;
+    bz2::start_asking();
+    const bool own_ok = bz2::bzip2_primary(rle, period, twice) == want && bz2::asks_aside() == 1;
+    ::_exit(inline_ok && own_ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << "the child's rows or its asks were not as expected";
+}
+
+// A row being asked in the parent when it forks (a block of long runs, kept for the process) never
+// comes to the child: the child asks it itself instead of waiting for it (killed by the alarm).
+TEST(Bz2, AForkedProcessDoesNotWaitForTheParentsAskInFlight) {
+  const Bytes in(255 * 120000, 'q');  // 30.6 MB of input: libbz2 takes 0.1 s and more
+  Bytes rle;
+  bz2::rle1_encode(in, rle);
+  const std::size_t period = bz2::rotation_period(rle);
+  ASSERT_LE(period, 64u);
+  std::atomic<bool> asked{false};
+  std::uint32_t want = 0;
+  std::thread parent([&] {
+    want = bz2::bzip2_primary(rle, period, in);
+    asked = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(asked.load()) << "the parent's ask ended before the fork: nothing tested";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::alarm(30);
+    const std::uint32_t row = bz2::bzip2_primary(rle, period, in);
+    const Bytes file = libbz2_compress(in, 9);
+    const std::uint32_t lib = ((std::uint32_t{file[14]} << 24 | std::uint32_t{file[15]} << 16 | std::uint32_t{file[16]} << 8 | file[17]) >> 7) & 0xFFFFFFu;
+    ::_exit(row == lib ? 0 : 1);
+  }
+  parent.join();
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+  EXPECT_EQ(bz2::bzip2_primary(rle, period, in), want);
 }
 
 // origPtr written into a block's bits: those 24 bits alone change, and writing the row back gives

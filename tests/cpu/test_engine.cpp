@@ -504,6 +504,125 @@ TEST(EngineJob, TheReadersRoomAndAGpusBatchAreBoundedInInputBytes) {
   }
 }
 
+// A block done behind a slow one holds its result's bytes in the reader's room, not its input's
+// (Job::held_result_bytes_of): the first block of a zero-filled input waits for libbz2's row of its
+// equal rotations while the blocks after it are done, and with inputs counted until written the
+// reader stopped at 1 GiB of them. Results count too: large ones still hold the reader.
+TEST(EngineJob, BlocksDoneBehindASlowOneHoldTheirResultsNotTheirInput) {
+  struct Case {
+    bool results_held;
+    int result_bytes;
+    std::uint64_t pushed;
+  };
+  for (const Case c : {Case{true, 1, 10}, Case{false, 1, 3}, Case{true, 60, 3}}) {
+    engine::detail::Job<SizedItem, int> job;
+    job.cap = 100;
+    job.bytes_cap = 100;
+    job.bytes_of = [](const SizedItem& i) { return i.bytes; };
+    if (c.results_held) job.held_result_bytes_of = [](const int& r) { return static_cast<std::uint64_t>(r); };
+    std::atomic<std::uint64_t> pushed{0};
+    std::thread reader([&] {
+      for (std::uint64_t k = 0; k < 10; ++k) {
+        if (!job.wait_for_room()) return;
+        job.push(SizedItem{k, 40});
+        ++pushed;
+      }
+      job.finish_input();
+    });
+    const auto slow = job.claim(1, false);  // block 0: claimed, not published
+    ASSERT_EQ(slow.size(), 1u);
+    std::atomic<bool> done{false};
+    std::thread watchdog([&] {
+      for (int k = 0; k < 50 && !done; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!done) job.fail(std::make_exception_ptr(std::runtime_error("the reader is held")));
+    });
+    for (;;) {
+      const auto b = job.claim(1, false);
+      if (b.empty()) break;
+      job.publish(b.front().seq, c.result_bytes);
+    }
+    done = true;
+    watchdog.join();
+    reader.join();
+    EXPECT_EQ(pushed.load(), c.pushed) << "results held: " << c.results_held << ", result bytes " << c.result_bytes;
+    if (c.pushed < 10) continue;
+    EXPECT_FALSE(job.error);
+    job.publish(0, c.result_bytes);
+    for (std::uint64_t k = 0; k < 10; ++k) {
+      ASSERT_TRUE(job.next_in_order().has_value());
+      job.mark_written(1);
+    }
+    EXPECT_FALSE(job.next_in_order().has_value());
+  }
+}
+
+// CPU workers at SCHED_IDLE that the process may not bring back are replaced (Job::cpu_replaced_below):
+// one waiting for a block leaves at once, one holding a block leaves after it, each counted in
+// cpu_replaced_gone (the manager starts one at the program's priority for each); the workers of the
+// next generation, and threads that are no generation's (0), go on claiming.
+TEST(EngineJob, ReplacedCpuWorkersLeaveAfterTheBlockTheyHold) {
+  using J = engine::detail::Job<SizedItem, int>;
+  J job;
+  job.cap = 100;
+  job.cpu_working = 2;
+  job.push(SizedItem{0, 1});
+  std::promise<void> holding, replaced;
+  std::atomic<bool> waiter_left{false}, holder_left{false};
+  std::thread waiter([&] {  // generation 1, waiting for a block
+    J::cpu_generation = 1;
+    holding.get_future().wait();  // the holder has the only block
+    ASSERT_TRUE(job.cpu_may_claim());
+    EXPECT_TRUE(job.claim(1, false).empty()) << "a replaced worker waiting for a block leaves";
+    job.cpu_leaves();
+    waiter_left = true;
+  });
+  std::thread holder([&] {  // generation 1, holding block 0
+    J::cpu_generation = 1;
+    ASSERT_TRUE(job.cpu_may_claim());
+    ASSERT_EQ(job.claim(1, false).size(), 1u);
+    holding.set_value();
+    replaced.get_future().wait();
+    job.publish(0, 0);
+    EXPECT_FALSE(job.cpu_may_claim()) << "a replaced worker leaves after its block";
+    holder_left = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the waiter waits in claim
+  EXPECT_FALSE(waiter_left.load());
+  {
+    const std::lock_guard lock(job.m);
+    job.cpu_replaced_below = 2;
+    job.cpu_working += 1;  // the replacement
+    job.cv.notify_all();
+  }
+  for (int k = 0; k < 200 && !waiter_left; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(waiter_left.load()) << "a replaced worker waiting for a block still waits after 2 s";
+  if (!waiter_left) job.fail(std::make_exception_ptr(std::runtime_error("still waiting")));
+  waiter.join();
+  if (job.error) {
+    replaced.set_value();
+    holder.join();
+    return;
+  }
+  replaced.set_value();
+  holder.join();
+  EXPECT_TRUE(waiter_left && holder_left);
+  {
+    const std::lock_guard lock(job.m);
+    EXPECT_EQ(job.cpu_replaced_gone, 2u);
+    EXPECT_EQ(job.cpu_working, 1u);
+  }
+  job.push(SizedItem{1, 1});
+  job.finish_input();
+  for (const unsigned generation : {2u, 0u}) {
+    std::thread next([&] {
+      J::cpu_generation = generation;
+      EXPECT_TRUE(job.cpu_may_claim());
+      if (generation == 2) EXPECT_EQ(job.claim(1, false).size(), 1u) << "the next generation claims";
+    });
+    next.join();
+  }
+}
+
 // The GPUs' batch is split among them: with G GPUs each takes a G-th of Options::gpu_batch_blocks,
 // never fewer than kMinGpuBatch (or the batch itself when it is smaller), so that the blocks in
 // flight, and the host memory holding them, stay what one GPU holds (a bound of 2 GB).

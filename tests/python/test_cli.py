@@ -518,6 +518,52 @@ def test_a_large_bz2_file_read_in_pieces_on_several_threads(tmp_path):
     assert back.stdout == big
 
 
+def test_an_ordinary_users_workers_do_not_stay_at_the_lowest_priority(tmp_path):
+    """.bz2 compression from 128 MiB starts its CPU workers at SCHED_IDLE while CUDA starts. A process
+    that may not bring a thread back from it (no CAP_SYS_NICE, RLIMIT_NICE below 20: most users)
+    replaces them by workers at its own priority once CUDA's start-up is over and no GPU works (here:
+    none visible), so that they do not work at the lowest priority for the rest of the job; and
+    libbz2's rows of blocks of equal rotations are asked on a thread at its priority. Runs as
+    uid 65534 where the tests run as root; skipped where this process may bring threads back."""
+    import bz2
+    prefix = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as another user needs setpriv(1)")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    elif resource.getrlimit(resource.RLIMIT_NICE)[0] >= 20 or resource.getrlimit(resource.RLIMIT_NICE)[0] == resource.RLIM_INFINITY:
+        pytest.skip("this process may bring a thread back from SCHED_IDLE (RLIMIT_NICE)")
+    data = bytes(136 << 20) + text(3_000_000, seed=5)  # one periodic block (libbz2's row), then text
+    f = tmp_path / "big.bin"
+    f.write_bytes(data)
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    import threading
+    policies = set()  # of the CPU workers' threads, sampled from /proc while the job runs
+    names = set()
+    with open(f, "rb") as stdin:  # a regular file on standard input: its size is known
+        p = subprocess.Popen([*prefix, str(PARCOMP), "-v", "-9"], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        out = {}
+        reader = threading.Thread(target=lambda: out.update(zip(("stdout", "stderr"), p.communicate(timeout=600))))
+        reader.start()
+        while p.poll() is None:
+            for task in Path(f"/proc/{p.pid}/task").glob("*"):
+                try:
+                    name = (task / "comm").read_text().strip()
+                    names.add(name)
+                    if name == "parcomp-cpu":
+                        policies.add(int((task / "stat").read_text().rsplit(")", 1)[1].split()[38]))
+                except (OSError, IndexError, ValueError):
+                    pass  # the thread left
+            time.sleep(0.002)
+        reader.join()
+    assert p.returncode == 0, out["stderr"]
+    assert b"may not bring a thread back" in out["stderr"], out["stderr"]
+    assert b"workers at the program's priority replace the CPU workers" in out["stderr"], out["stderr"]
+    assert 0 in policies, f"the CPU workers' policies: {policies} (SCHED_OTHER is 0, SCHED_IDLE 5)"
+    assert "parcomp-ask" in names, f"no thread asks libbz2 for rows at the program's priority: {names}"
+    assert out["stdout"] == bz2.compress(data, 9)
+
+
 def test_a_full_file_system_is_an_error_and_leaves_no_file(tmp_path):
     """A full disk under the output, by write() calls and through mapped windows (codec/file_sink.hpp,
     where a full tmpfs would otherwise raise SIGBUS): exit 1, "write failed" naming the file, and
