@@ -34,7 +34,7 @@ std::uint32_t bzip2_primary(std::span<const std::uint8_t> rle, std::size_t perio
 // most) is then the job's longest step. Called by the engine's .bz2 compression; once a process
 // (a process forked after it asks on the asking thread until it calls this itself).
 void start_asking();
-// How many asks ran on that thread (for tests and -v).
+// How many asks ran on that thread in this process (for tests).
 std::uint64_t asks_aside();
 
 // The same, without waiting where another thread is asking libbz2 for the same block: then no
