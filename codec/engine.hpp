@@ -103,7 +103,7 @@ struct Options {
   // copies, the container's assembly and parsing) overlaps another's kernels; 0 takes the default,
   // kGpuLanes, 4 (docs/defaults.md). Each lane holds its own device buffers.
   unsigned gpu_lanes = 0;
-  // A job on the GPUs by its size (.bz2 compression): CPU workers on every hardware thread while
+  // A .bz2 job on the GPUs by its size, both ways: CPU workers on every hardware thread while
   // CUDA starts, at the lowest scheduling priority (host time no other thread wants), leaving once
   // a GPU has taken its first batch.
   bool cpu_while_cuda_starts = true;

@@ -75,7 +75,7 @@ std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::m
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs (gpu_first: CPU workers on every hardware thread if none
-// starts; in compression also while CUDA starts, Options::cpu_while_cuda_starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
+// starts, and while CUDA starts, Options::cpu_while_cuda_starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
 // until bz2_gpu_from_bytes of it are read, then on the GPUs (gpu_later); --cpu's CPU workers.
 Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bool& gpu_later) {
   const char* what = decompress ? ".bz2 decompression" : ".bz2 compression";
@@ -91,7 +91,6 @@ Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bo
   }
   if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
-    if (decompress) o.cpu_while_cuda_starts = false;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
                 std::to_string(from) + " or more (--cpu keeps it on the CPU workers)");

@@ -224,6 +224,8 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
              "    if (kept.pid != ::getpid()) {", "    if (false) {", "cpu"),
     Mutation("engine: .bz2 compression starts no row asker", "codec/engine_bz2.cpp",
              "  bz2::start_asking();", "", "cli"),
+    Mutation("engine: .bz2 decompression takes no CPU workers while CUDA starts", "codec/engine_bz2.cpp",
+             "    o.cpu_threads = 0;\n    gpu_first = true;", "    o.cpu_threads = 0;\n    if (decompress) o.cpu_while_cuda_starts = false;\n    gpu_first = true;", "cpu"),
     Mutation("engine: a GPU's batch never closes at its bytes", "codec/engine_detail.hpp",
              "(max_bytes == 0 || out.empty() || taken + size_of(pending.front()) <= max_bytes)", "true", "cpu"),
     Mutation("engine: results waiting for the writer without a room", "codec/engine_detail.hpp",

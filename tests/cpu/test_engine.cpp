@@ -819,6 +819,43 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
           }
 }
 
+// A .bz2 job on the GPUs by its size starts CPU workers on every hardware thread while CUDA
+// starts, compressing and decompressing alike (Options::cpu_while_cuda_starts): they say so and
+// write the bytes of the CPU workers alone, whether a GPU then takes the rest or none is there.
+TEST(Engine, Bz2JobsOnTheGpusTakeCpuWorkersWhileCudaStartsBothWays) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(350'017, seed);
+  engine::Options packer = cpu_options(8192);
+  packer.format = engine::Format::bz2;
+  packer.level = 1;
+  const Bytes bz2 = compress(in, packer, seed);
+  for (const bool decompress_it : {false, true})
+    for (const bool while_starting : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << (decompress_it ? "decompress" : "compress") << (while_starting ? "" : ", workers not asked for"));
+      engine::Options o;
+      o.format = engine::Format::bz2;
+      o.level = 1;
+      o.bz2_gpu_from_bytes = o.bz2_gpu_decompress_from_bytes = 2000;
+      o.cpu_while_cuda_starts = while_starting;
+      const Bytes& src_bytes = decompress_it ? bz2 : in;
+      o.input_bytes = src_bytes.size();
+      std::mutex m;
+      bool said = false;
+      o.on_note = [&](const std::string& s) {
+        const std::lock_guard lock(m);
+        if (s.find("the CPU workers take blocks at the lowest priority while CUDA starts") != std::string::npos) said = true;
+      };
+      MemSource src(src_bytes, seed);
+      MemSink sink;
+      const engine::Stats st = decompress_it ? engine::decompress(src, sink, o) : engine::compress(src, sink, o);
+      EXPECT_TRUE(sink.b == (decompress_it ? in : bz2));
+      const std::lock_guard lock(m);
+      EXPECT_EQ(said, while_starting);
+      if (while_starting) EXPECT_EQ(st.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+    }
+}
+
 }  // namespace
 
 namespace {

@@ -186,6 +186,14 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_FALSE(sd.gpus.empty());
   EXPECT_EQ(sd.gpu_blocks, sd.blocks);
+  {  // decompression's CPU workers while CUDA starts (the default) leave the rest to the GPU
+    engine::Options dy = d;
+    dy.cpu_while_cuda_starts = true;
+    engine::Stats sdy;
+    EXPECT_EQ(run(false, got, dy, &sdy), in);
+    EXPECT_EQ(sdy.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+    EXPECT_LE(sdy.gpu_blocks, sdy.blocks);
+  }
   for (const unsigned lanes : {2u, 3u}) {  // lanes of one block each: every lane ends batches of its own
     SCOPED_TRACE(::testing::Message() << lanes << " decoding lanes");
     engine::Options l = d;
