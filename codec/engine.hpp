@@ -107,7 +107,7 @@ struct Options {
   // CUDA starts, at the lowest scheduling priority (host time no other thread wants), leaving once
   // a GPU has taken its first batch.
   bool cpu_while_cuda_starts = true;
-  // The parcomp format: CPU workers that keep taking blocks once a GPU has taken its first batch
+  // CPU workers that keep taking blocks once a GPU has taken its first batch (.bz2: at SCHED_IDLE)
   // (the others leave after the block they hold); -1 takes the default, kCpuBesideGpus (0).
   int cpu_beside_gpus = -1;
   // .bz2 decompression's walk to each group's start on the GPU (bz2gpu::WalkConfig): its lookup's

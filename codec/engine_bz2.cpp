@@ -457,8 +457,9 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // five bytes of its block_fill) and a read.
   const std::size_t largest_block = (bz2::block_fill(o.level) / 5 + 2) * 255;
   ChunkPool chunks(kHead + kRead, largest_block + kRead);  // before the job: its blocks hold chunks
-  // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it.
-  Scheduler<InBlock, OutBits> s(o, Format::bz2, 0, ".bz2 compression needs CPU workers or --gpu");
+  // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it
+  // unless --cpu-beside-gpus keeps some (at SCHED_IDLE).
+  Scheduler<InBlock, OutBits> s(o, Format::bz2, cpu_beside_gpus(o), ".bz2 compression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
   job.bytes_cap = kBz2InputInFlight;
@@ -779,8 +780,9 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   // decode to up to 45.9 MB).
   Spares<Bytes> out_spares{128, [](const Bytes& b) { return b.capacity(); }, std::size_t{256} << 20};
   const bz2::OutputBuffers out_buffers = [&out_spares] { return out_spares.take().value_or(Bytes()); };
-  // Once a GPU works, the host threads are its: no CPU worker beside it.
-  Scheduler<Candidate, Decoded> s(o, Format::bz2, 0, ".bz2 decompression needs CPU workers or --gpu");
+  // Once a GPU works, the host threads are its: no CPU worker beside it unless --cpu-beside-gpus
+  // keeps some (at SCHED_IDLE).
+  Scheduler<Candidate, Decoded> s(o, Format::bz2, cpu_beside_gpus(o), ".bz2 decompression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
   job.result_bytes_cap = kBz2OutputInFlight;

@@ -193,6 +193,14 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
     EXPECT_EQ(run(false, got, dy, &sdy), in);
     EXPECT_EQ(sdy.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
     EXPECT_LE(sdy.gpu_blocks, sdy.blocks);
+    dy.cpu_beside_gpus = 2;  // two of them keep taking blocks beside the GPU
+    EXPECT_EQ(run(false, got, dy, &sdy), in);
+  }
+  {
+    engine::Options cy = o;
+    cy.cpu_while_cuda_starts = true;
+    cy.cpu_beside_gpus = 2;
+    EXPECT_TRUE(run(true, in, cy) == want);
   }
   for (const unsigned lanes : {2u, 3u}) {  // lanes of one block each: every lane ends batches of its own
     SCOPED_TRACE(::testing::Message() << lanes << " decoding lanes");
