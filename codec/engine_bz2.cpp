@@ -466,6 +466,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // A file read before the first GPU is ready: the workers that took blocks while CUDA started share
   // the rest with its lanes (at SCHED_IDLE beside a working GPU, below the preparer and the lanes).
   job.cpu_stay_once_read = true;
+  job.cpu_claims_newest = true;
   job.bytes_of = [](const InBlock& b) { return static_cast<std::uint64_t>(b.bytes.size()); };
   job.held_result_bytes_of = [](const OutBits& r) { return static_cast<std::uint64_t>(r.bits.bytes.size()); };
 
@@ -786,6 +787,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   auto& job = s.job;
   Stats& st = s.st;
   job.result_bytes_cap = kBz2OutputInFlight;
+  job.cpu_claims_newest = true;
   job.result_bytes_of = [](const Decoded& d) { return static_cast<std::uint64_t>(d.bytes.size()); };
   // Shared with the reader, under job.m:
   std::set<std::uint64_t> blocks;          // block candidates handed out and not yet passed by the chain

@@ -412,6 +412,33 @@ TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
   }
 }
 
+// Beside a working GPU a .bz2 job's CPU workers take the newest block (Job::cpu_claims_newest), so
+// that a block slower on the host than the GPU's batches is far from the writer's next one; before
+// a GPU works, without the flag, or with the results' room full, the oldest.
+TEST(EngineJob, CpuWorkersBesideAGpuTakeTheNewestBlock) {
+  for (const int kind : {0, 1, 2, 3}) {
+    const bool gpu = kind != 1, newest = kind != 2, full = kind == 3;
+    SCOPED_TRACE(::testing::Message() << (gpu ? "a GPU works" : "no GPU") << (newest ? "" : ", oldest first") << (full ? ", the results' room full" : ""));
+    engine::Trace trace;
+    TracedJob job;
+    fill_traced_job(job, trace, 6);
+    job.cpu_claims_newest = newest;
+    if (gpu) job.gpu_took_work();
+    if (full) {  // a result waiting for the writer fills the room: only the writer's next item, 0, may go
+      job.result_bytes_cap = 1;
+      job.result_bytes_of = [](const int&) { return std::uint64_t{1}; };
+      job.publish(4, 4);
+    }
+    const auto first = job.cpu_claim();
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].seq, gpu && newest && !full ? 5u : 0u);
+    if (full) continue;
+    const auto batch = job.claim(3, true);  // a GPU's batch from the front
+    ASSERT_FALSE(batch.empty());
+    EXPECT_EQ(batch[0].seq, gpu && newest ? 0u : 1u);
+  }
+}
+
 // A GPU's claim waits for a full batch while the input is coming, but not past the reader's room:
 // with a cap below the batch (parcomp --blocks-in-flight) the reader stops at the cap and the GPU
 // takes what is there (it used to wait for ever).
