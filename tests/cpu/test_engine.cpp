@@ -879,7 +879,9 @@ TEST(Engine, Bz2JobsOnTheGpusTakeCpuWorkersWhileCudaStartsBothWays) {
       EXPECT_TRUE(sink.b == (decompress_it ? in : bz2));
       const std::lock_guard lock(m);
       EXPECT_EQ(said, while_starting);
-      if (while_starting) EXPECT_EQ(st.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+      if (while_starting) {
+        EXPECT_EQ(st.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+      }
     }
 }
 
