@@ -75,7 +75,8 @@ std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::m
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs (gpu_first: CPU workers on every hardware thread if none
-// starts, and while CUDA starts, Options::cpu_while_cuda_starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
+// starts, and while CUDA starts, Options::cpu_while_cuda_starts: in decompression only with
+// --cpu-beside-gpus), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
 // until bz2_gpu_from_bytes of it are read, then on the GPUs (gpu_later); --cpu's CPU workers.
 Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bool& gpu_later) {
   const char* what = decompress ? ".bz2 decompression" : ".bz2 compression";
@@ -91,6 +92,9 @@ Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bo
   }
   if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
+    // Decompression: only where some are kept beside the GPUs (decoding while CUDA started held more
+    // memory and did not shorten the run: docs/defaults.md).
+    if (decompress && cpu_beside_gpus(o) == 0) o.cpu_while_cuda_starts = false;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
                 std::to_string(from) + " or more (--cpu keeps it on the CPU workers)");

@@ -847,9 +847,10 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
 }
 
 // A .bz2 job on the GPUs by its size starts CPU workers on every hardware thread while CUDA
-// starts, compressing and decompressing alike (Options::cpu_while_cuda_starts): they say so and
-// write the bytes of the CPU workers alone, whether a GPU then takes the rest or none is there.
-TEST(Engine, Bz2JobsOnTheGpusTakeCpuWorkersWhileCudaStartsBothWays) {
+// starts (Options::cpu_while_cuda_starts): compressing always, decompressing where some are kept
+// beside the GPUs (cpu_beside_gpus); they say so and write the bytes of the CPU workers alone,
+// whether a GPU then takes the rest or none is there.
+TEST(Engine, Bz2JobsOnTheGpusTakeCpuWorkersWhileCudaStarts) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   const Bytes in = word_text(350'017, seed);
@@ -858,31 +859,35 @@ TEST(Engine, Bz2JobsOnTheGpusTakeCpuWorkersWhileCudaStartsBothWays) {
   packer.level = 1;
   const Bytes bz2 = compress(in, packer, seed);
   for (const bool decompress_it : {false, true})
-    for (const bool while_starting : {true, false}) {
-      SCOPED_TRACE(::testing::Message() << (decompress_it ? "decompress" : "compress") << (while_starting ? "" : ", workers not asked for"));
-      engine::Options o;
-      o.format = engine::Format::bz2;
-      o.level = 1;
-      o.bz2_gpu_from_bytes = o.bz2_gpu_decompress_from_bytes = 2000;
-      o.cpu_while_cuda_starts = while_starting;
-      const Bytes& src_bytes = decompress_it ? bz2 : in;
-      o.input_bytes = src_bytes.size();
-      std::mutex m;
-      bool said = false;
-      o.on_note = [&](const std::string& s) {
+    for (const bool while_starting : {true, false})
+      for (const int beside : {0, 2}) {
+        SCOPED_TRACE(::testing::Message() << (decompress_it ? "decompress" : "compress") << (while_starting ? "" : ", workers not asked for")
+                                          << ", " << beside << " kept beside the GPUs");
+        engine::Options o;
+        o.format = engine::Format::bz2;
+        o.level = 1;
+        o.bz2_gpu_from_bytes = o.bz2_gpu_decompress_from_bytes = 2000;
+        o.cpu_while_cuda_starts = while_starting;
+        o.cpu_beside_gpus = beside;
+        const bool starting = while_starting && (!decompress_it || beside > 0);
+        const Bytes& src_bytes = decompress_it ? bz2 : in;
+        o.input_bytes = src_bytes.size();
+        std::mutex m;
+        bool said = false;
+        o.on_note = [&](const std::string& s) {
+          const std::lock_guard lock(m);
+          if (s.find("the CPU workers take blocks at the lowest priority while CUDA starts") != std::string::npos) said = true;
+        };
+        MemSource src(src_bytes, seed);
+        MemSink sink;
+        const engine::Stats st = decompress_it ? engine::decompress(src, sink, o) : engine::compress(src, sink, o);
+        EXPECT_TRUE(sink.b == (decompress_it ? in : bz2));
         const std::lock_guard lock(m);
-        if (s.find("the CPU workers take blocks at the lowest priority while CUDA starts") != std::string::npos) said = true;
-      };
-      MemSource src(src_bytes, seed);
-      MemSink sink;
-      const engine::Stats st = decompress_it ? engine::decompress(src, sink, o) : engine::compress(src, sink, o);
-      EXPECT_TRUE(sink.b == (decompress_it ? in : bz2));
-      const std::lock_guard lock(m);
-      EXPECT_EQ(said, while_starting);
-      if (while_starting) {
-        EXPECT_EQ(st.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+        EXPECT_EQ(said, starting);
+        if (starting) {
+          EXPECT_EQ(st.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+        }
       }
-    }
 }
 
 }  // namespace
