@@ -103,11 +103,11 @@ struct Options {
   // copies, the container's assembly and parsing) overlaps another's kernels; 0 takes the default,
   // kGpuLanes, 4 (docs/defaults.md). Each lane holds its own device buffers.
   unsigned gpu_lanes = 0;
-  // A job on the GPUs by its size (.bz2 compression): CPU workers on every hardware thread while
-  // CUDA starts, at the lowest scheduling priority (host time no other thread wants), leaving once
+  // A .bz2 job on the GPUs by its size (decompression: where cpu_beside_gpus keeps some): CPU
+  // workers on every hardware thread while CUDA starts, at the lowest scheduling priority (host time no other thread wants), leaving once
   // a GPU has taken its first batch.
   bool cpu_while_cuda_starts = true;
-  // The parcomp format: CPU workers that keep taking blocks once a GPU has taken its first batch
+  // CPU workers that keep taking blocks once a GPU has taken its first batch (.bz2: at SCHED_IDLE)
   // (the others leave after the block they hold); -1 takes the default, kCpuBesideGpus (0).
   int cpu_beside_gpus = -1;
   // .bz2 decompression's walk to each group's start on the GPU (bz2gpu::WalkConfig): its lookup's

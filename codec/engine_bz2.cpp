@@ -75,7 +75,8 @@ std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::m
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs (gpu_first: CPU workers on every hardware thread if none
-// starts; in compression also while CUDA starts, Options::cpu_while_cuda_starts), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
+// starts, and while CUDA starts, Options::cpu_while_cuda_starts: in decompression only with
+// --cpu-beside-gpus), a smaller one on the CPU workers, one of unknown size (a pipe) on the CPU workers
 // until bz2_gpu_from_bytes of it are read, then on the GPUs (gpu_later); --cpu's CPU workers.
 Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bool& gpu_later) {
   const char* what = decompress ? ".bz2 decompression" : ".bz2 compression";
@@ -91,7 +92,9 @@ Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bo
   }
   if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
     o.cpu_threads = 0;
-    if (decompress) o.cpu_while_cuda_starts = false;
+    // Decompression: only where some are kept beside the GPUs (decoding while CUDA started held more
+    // memory and did not shorten the run: docs/defaults.md).
+    if (decompress && cpu_beside_gpus(o) == 0) o.cpu_while_cuda_starts = false;
     gpu_first = true;
     note(o, std::string(what) + " on the GPUs: an input of " + std::to_string(options.input_bytes) + " bytes, " +
                 std::to_string(from) + " or more (--cpu keeps it on the CPU workers)");
@@ -458,14 +461,16 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
   // five bytes of its block_fill) and a read.
   const std::size_t largest_block = (bz2::block_fill(o.level) / 5 + 2) * 255;
   ChunkPool chunks(kHead + kRead, largest_block + kRead);  // before the job: its blocks hold chunks
-  // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it.
-  Scheduler<InBlock, OutBits> s(o, Format::bz2, 0, ".bz2 compression needs CPU workers or --gpu");
+  // Once a GPU works, the host threads are its (.bz2's GPU path needs every one): no CPU worker beside it
+  // unless --cpu-beside-gpus keeps some (at SCHED_IDLE).
+  Scheduler<InBlock, OutBits> s(o, Format::bz2, cpu_beside_gpus(o), ".bz2 compression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
   job.bytes_cap = kBz2InputInFlight;
   // A file read before the first GPU is ready: the workers that took blocks while CUDA started share
   // the rest with its lanes (at SCHED_IDLE beside a working GPU, below the preparer and the lanes).
   job.cpu_stay_once_read = true;
+  job.cpu_claims_newest = true;
   job.bytes_of = [](const InBlock& b) { return static_cast<std::uint64_t>(b.bytes.size()); };
   job.held_result_bytes_of = [](const OutBits& r) { return static_cast<std::uint64_t>(r.bits.bytes.size()); };
 
@@ -780,11 +785,13 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   // decode to up to 45.9 MB).
   Spares<Bytes> out_spares{128, [](const Bytes& b) { return b.capacity(); }, std::size_t{256} << 20};
   const bz2::OutputBuffers out_buffers = [&out_spares] { return out_spares.take().value_or(Bytes()); };
-  // Once a GPU works, the host threads are its: no CPU worker beside it.
-  Scheduler<Candidate, Decoded> s(o, Format::bz2, 0, ".bz2 decompression needs CPU workers or --gpu");
+  // Once a GPU works, the host threads are its: no CPU worker beside it unless --cpu-beside-gpus
+  // keeps some (at SCHED_IDLE).
+  Scheduler<Candidate, Decoded> s(o, Format::bz2, cpu_beside_gpus(o), ".bz2 decompression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
   job.result_bytes_cap = kBz2OutputInFlight;
+  job.cpu_claims_newest = true;
   job.result_bytes_of = [](const Decoded& d) { return static_cast<std::uint64_t>(d.bytes.size()); };
   // Shared with the reader, under job.m:
   std::set<std::uint64_t> blocks;          // block candidates handed out and not yet passed by the chain

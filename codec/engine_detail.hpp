@@ -232,6 +232,10 @@ class Job {
   // .bz2 compression: once the input is all read, the CPU workers still there keep taking blocks
   // beside the GPUs (at the priority they have): a file read before the first GPU was ready.
   bool cpu_stay_once_read = false;
+  // .bz2: a CPU worker beside a working GPU takes the newest item (the queue's back): the GPUs take
+  // batches from the front, and a block that takes a CPU worker longer is then far from the one the
+  // writer waits for (cpu_claim).
+  bool cpu_claims_newest = false;
   // CPU workers started before generation cpu_replaced_below leave after the block they hold: those
   // at SCHED_IDLE where the process may not bring them back, replaced by workers at its priority.
   unsigned cpu_replaced_below = 0, cpu_replaced_gone = 0;  // cpu_replaced_gone: those that have left
@@ -246,6 +250,23 @@ class Job {
     const std::lock_guard lock(m);
     gpu_working = false;
     cv.notify_all();
+  }
+  // A CPU worker's item: the front's, or beside a working GPU where the job asks for it
+  // (cpu_claims_newest) and the results have room, the back's. Empty: nothing left (or stopped).
+  std::vector<Item> cpu_claim() {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return stop || (input_done && pending.empty()) || replaced_locked() || (!pending.empty() && room_for_results()); });
+    std::vector<Item> out;
+    if (stop || replaced_locked() || pending.empty()) return out;
+    const bool newest = cpu_claims_newest && gpu_working && pending.size() > 1 && (result_bytes_cap == 0 || done_bytes_ < result_bytes_cap);
+    Item& it = newest ? pending.back() : pending.front();
+    pending_bytes_ -= size_of(it);
+    out.push_back(std::move(it));
+    if (newest) pending.pop_back();
+    else pending.pop_front();
+    traced_claim(out, "cpu");
+    cv.notify_all();
+    return out;
   }
   // Items a GPU claimed and could not finish, back to the queue in input order, for any worker.
   void give_back(std::vector<Item> items) {
@@ -1104,7 +1125,7 @@ void cpu_worker_loop(J& job, Work&& work) {
   cpu::Workspace ws;
   for (;;) {
     if (!job.cpu_may_claim()) return;
-    auto items = job.claim(1, false);
+    auto items = job.cpu_claim();
     if (items.empty()) {
       job.cpu_leaves();
       return;

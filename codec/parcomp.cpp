@@ -106,7 +106,7 @@ void usage(std::FILE* to) {
                "                      1024; default: what the GPU has free when it joins, less 512 MiB)\n"
                "      --devices LIST  the GPUs to use, e.g. 0,1 (default: every GPU)\n"
                "      --threads N     CPU workers (default: one per hardware thread)\n"
-               "      --cpu-beside-gpus N  parcomp format: CPU workers that keep taking blocks once a GPU works\n"
+               "      --cpu-beside-gpus N  CPU workers that keep taking blocks once a GPU works\n"
                "                      (default 0: they work while CUDA starts, then leave it to the GPUs)\n"
                "      --gpu-batch N   blocks the GPUs take at a time, split among them (default 64; .bz2: 128, and 192 in\n"
                "                      decompression, whose GPU stages give a block one thread); larger batches use\n"

@@ -412,6 +412,33 @@ TEST(EngineJob, CpuWorkersStepAsideOnceAGpuWorks) {
   }
 }
 
+// Beside a working GPU a .bz2 job's CPU workers take the newest block (Job::cpu_claims_newest), so
+// that a block slower on the host than the GPU's batches is far from the writer's next one; before
+// a GPU works, without the flag, or with the results' room full, the oldest.
+TEST(EngineJob, CpuWorkersBesideAGpuTakeTheNewestBlock) {
+  for (const int kind : {0, 1, 2, 3}) {
+    const bool gpu = kind != 1, newest = kind != 2, full = kind == 3;
+    SCOPED_TRACE(::testing::Message() << (gpu ? "a GPU works" : "no GPU") << (newest ? "" : ", oldest first") << (full ? ", the results' room full" : ""));
+    engine::Trace trace;
+    TracedJob job;
+    fill_traced_job(job, trace, 6);
+    job.cpu_claims_newest = newest;
+    if (gpu) job.gpu_took_work();
+    if (full) {  // a result waiting for the writer fills the room: only the writer's next item, 0, may go
+      job.result_bytes_cap = 1;
+      job.result_bytes_of = [](const int&) { return std::uint64_t{1}; };
+      job.publish(4, 4);
+    }
+    const auto first = job.cpu_claim();
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].seq, gpu && newest && !full ? 5u : 0u);
+    if (full) continue;
+    const auto batch = job.claim(3, true);  // a GPU's batch from the front
+    ASSERT_FALSE(batch.empty());
+    EXPECT_EQ(batch[0].seq, gpu && newest ? 0u : 1u);
+  }
+}
+
 // A GPU's claim waits for a full batch while the input is coming, but not past the reader's room:
 // with a cap below the batch (parcomp --blocks-in-flight) the reader stops at the cap and the GPU
 // takes what is there (it used to wait for ever).
@@ -817,6 +844,50 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
             EXPECT_EQ(may, use_gpus && !kept_on_cpu && !later);
             EXPECT_EQ(later, is_bz2 && use_gpus && threads < 0 && declared == 0);
           }
+}
+
+// A .bz2 job on the GPUs by its size starts CPU workers on every hardware thread while CUDA
+// starts (Options::cpu_while_cuda_starts): compressing always, decompressing where some are kept
+// beside the GPUs (cpu_beside_gpus); they say so and write the bytes of the CPU workers alone,
+// whether a GPU then takes the rest or none is there.
+TEST(Engine, Bz2JobsOnTheGpusTakeCpuWorkersWhileCudaStarts) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(350'017, seed);
+  engine::Options packer = cpu_options(8192);
+  packer.format = engine::Format::bz2;
+  packer.level = 1;
+  const Bytes bz2 = compress(in, packer, seed);
+  for (const bool decompress_it : {false, true})
+    for (const bool while_starting : {true, false})
+      for (const int beside : {0, 2}) {
+        SCOPED_TRACE(::testing::Message() << (decompress_it ? "decompress" : "compress") << (while_starting ? "" : ", workers not asked for")
+                                          << ", " << beside << " kept beside the GPUs");
+        engine::Options o;
+        o.format = engine::Format::bz2;
+        o.level = 1;
+        o.bz2_gpu_from_bytes = o.bz2_gpu_decompress_from_bytes = 2000;
+        o.cpu_while_cuda_starts = while_starting;
+        o.cpu_beside_gpus = beside;
+        const bool starting = while_starting && (!decompress_it || beside > 0);
+        const Bytes& src_bytes = decompress_it ? bz2 : in;
+        o.input_bytes = src_bytes.size();
+        std::mutex m;
+        bool said = false;
+        o.on_note = [&](const std::string& s) {
+          const std::lock_guard lock(m);
+          if (s.find("the CPU workers take blocks at the lowest priority while CUDA starts") != std::string::npos) said = true;
+        };
+        MemSource src(src_bytes, seed);
+        MemSink sink;
+        const engine::Stats st = decompress_it ? engine::decompress(src, sink, o) : engine::compress(src, sink, o);
+        EXPECT_TRUE(sink.b == (decompress_it ? in : bz2));
+        const std::lock_guard lock(m);
+        EXPECT_EQ(said, starting);
+        if (starting) {
+          EXPECT_EQ(st.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+        }
+      }
 }
 
 }  // namespace

@@ -186,6 +186,24 @@ TEST_F(EngineGpu, Bz2LargeInputsGoToTheGpuByDefault) {
   EXPECT_EQ(run(false, got, d, &sd), in);
   EXPECT_FALSE(sd.gpus.empty());
   EXPECT_EQ(sd.gpu_blocks, sd.blocks);
+  {  // decompression takes no CPU workers while CUDA starts by default; with two kept beside the
+     // GPU it takes them on every hardware thread, and two of them keep taking blocks
+    engine::Options dy = d;
+    dy.cpu_while_cuda_starts = true;
+    engine::Stats sdy;
+    EXPECT_EQ(run(false, got, dy, &sdy), in);
+    EXPECT_EQ(sdy.cpu_workers, 0u);
+    dy.cpu_beside_gpus = 2;
+    EXPECT_EQ(run(false, got, dy, &sdy), in);
+    EXPECT_EQ(sdy.cpu_workers, std::max(1u, std::thread::hardware_concurrency()));
+    EXPECT_LE(sdy.gpu_blocks, sdy.blocks);
+  }
+  {
+    engine::Options cy = o;
+    cy.cpu_while_cuda_starts = true;
+    cy.cpu_beside_gpus = 2;
+    EXPECT_TRUE(run(true, in, cy) == want);
+  }
   for (const unsigned lanes : {2u, 3u}) {  // lanes of one block each: every lane ends batches of its own
     SCOPED_TRACE(::testing::Message() << lanes << " decoding lanes");
     engine::Options l = d;
