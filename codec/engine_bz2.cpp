@@ -751,7 +751,8 @@ void bz2_gpu_decompress(J& job, const Options& o, const GpuPlan& plan, Stats& st
         if (busy[1 - next]) finish(other);
         throw;
       }
-      if (tr != nullptr) tr->add(lane, "upload", load_from, tr->now(), sl.items.size());  // load waits for its copies
+      // load and run: the windows copied into the pinned stage, their upload and the kernels queued
+      if (tr != nullptr) tr->add(lane, "upload", load_from, tr->now(), sl.items.size());
       busy[next] = true;
     }
     if (busy[1 - next]) {  // the batch before: ended on the host while the GPU decodes this one
