@@ -255,7 +255,7 @@ class Job {
   // (cpu_claims_newest) and the results have room, the back's. Empty: nothing left (or stopped).
   std::vector<Item> cpu_claim() {
     std::unique_lock lock(m);
-    cv.wait(lock, [&] { return stop || (input_done && pending.empty()) || replaced_locked() || (!pending.empty() && room_for_results()); });
+    cv.wait(lock, [&] { return claimable_locked(1, false, 0); });
     std::vector<Item> out;
     if (stop || replaced_locked() || pending.empty()) return out;
     const bool newest = cpu_claims_newest && gpu_working && pending.size() > 1 && (result_bytes_cap == 0 || done_bytes_ < result_bytes_cap);
@@ -313,19 +313,21 @@ class Job {
     stop = true;
     cv.notify_all();
   }
+  // Under m: whether a claim of up to `max` items may go ahead (or must return: stopped, done,
+  // replaced). A GPU takes less than a batch where the reader waits for room (a cap below the
+  // batch: --blocks-in-flight, or the bytes' cap): no more blocks come until some are written.
+  bool claimable_locked(std::size_t max, bool wait_full, std::uint64_t max_bytes) {
+    return stop || (input_done && pending.empty()) || replaced_locked() ||
+           (!pending.empty() && room_for_results() &&
+            (!wait_full || pending.size() >= max || (max_bytes != 0 && pending_bytes_ >= max_bytes) || input_done || reader_held()));
+  }
   // Up to `max` items from the front, and where max_bytes is set, items of up to max_bytes input
   // bytes (one at least). A GPU (wait_full) waits for a full batch while the input is still coming.
   // `run`: only items whose seqs follow one another (a batch published as one result, keyed by its
   // first seq: items given back leave gaps in the queue). Empty: nothing left (or stopped).
   std::vector<Item> claim(std::size_t max, bool wait_full, bool run = false, std::uint64_t max_bytes = 0) {
     std::unique_lock lock(m);
-    cv.wait(lock, [&] {
-      // A GPU takes less than a batch where the reader waits for room (a cap below the batch:
-      // --blocks-in-flight, or the bytes' cap): no more blocks come until some are written.
-      return stop || (input_done && pending.empty()) || replaced_locked() ||
-             (!pending.empty() && room_for_results() &&
-              (!wait_full || pending.size() >= max || (max_bytes != 0 && pending_bytes_ >= max_bytes) || input_done || reader_held()));
-    });
+    cv.wait(lock, [&] { return claimable_locked(max, wait_full, max_bytes); });
     std::vector<Item> out;
     if (stop || replaced_locked()) return out;
     std::uint64_t taken = 0;

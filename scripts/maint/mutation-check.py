@@ -213,7 +213,7 @@ MUTATIONS: list[Mutation | list[Mutation]] = [
     Mutation("engine: an ordinary user's CPU workers left at SCHED_IDLE", "codec/engine_detail.hpp",
              "            replace_cpu();\n", "", "cli"),
     Mutation("engine: a replaced CPU worker waiting for a block goes on waiting", "codec/engine_detail.hpp",
-             "      return stop || (input_done && pending.empty()) || replaced_locked() ||", "      return stop || (input_done && pending.empty()) ||", "cpu"),
+             "    return stop || (input_done && pending.empty()) || replaced_locked() ||", "    return stop || (input_done && pending.empty()) ||", "cpu"),
     Mutation("engine: a replaced CPU worker that leaves is not counted", "codec/engine_detail.hpp",
              "    if (replaced_locked()) ++cpu_replaced_gone;\n    --cpu_working;", "    --cpu_working;", "cpu"),
     Mutation("bz2: the row asker's thread never takes an ask", "codec/bz2_ties.cpp",
