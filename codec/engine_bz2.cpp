@@ -45,15 +45,19 @@ constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
 constexpr unsigned kBz2GpuDecompressLanes = 1;
 unsigned bz2_decode_lanes(const Options& o) { return o.bz2_gpu_decode_lanes != 0 ? o.bz2_gpu_decode_lanes : kBz2GpuDecompressLanes; }
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
-// flight per GPU: one in each lane, one readied in the slot, one being readied.
-// Three lanes were the fastest measured (docs/defaults.md).
+// flight per GPU: one in each lane; two more (one readied, one being readied) held 0.4 GB more
+// and were no faster. Three lanes were the fastest measured (docs/defaults.md).
 constexpr std::size_t kBz2GpuCompressLanes = 3;
 std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gpu_lanes : kBz2GpuCompressLanes; }
+std::size_t bz2_compress_batches_in_flight(const Options& o) { return bz2_lanes(o); }
 // .bz2 compression's input read and not yet written (Job::bytes_cap), and so a GPU's batches: a
 // block of long runs holds up to 51 times its block's bytes (45.9 MB at -9), so that blocks alone
 // bounded nothing (4 GB of zeros were all read before the first batch of 128 blocks, docs/defaults.md).
 // Ordinary inputs' blocks in flight hold less.
 constexpr std::uint64_t kBz2InputInFlight = std::uint64_t{1} << 30;
+// A .bz2 GPU batch closes at this much input (blocks of long runs): 1 GiB over five, 205 MiB with
+// three lanes, as measured on 4 GB of zeros (docs/defaults.md).
+std::uint64_t bz2_batch_input_bytes(const Options& o) { return kBz2InputInFlight / (bz2_lanes(o) + 2); }
 // .bz2 decompression's decoded blocks not yet written (Job::result_bytes_cap): a block of long runs
 // decodes to up to 45.9 MB, and 64 of them waited on 16 threads (docs/defaults.md).
 constexpr std::uint64_t kBz2OutputInFlight = std::uint64_t{512} << 20;
@@ -232,7 +236,7 @@ void bz2_gpu_compress(J& job, const Options& o, const GpuPlan& plan, Stats& st, 
             tail = true;
           }
         }
-        b.items = job.claim(batch, true, false, kBz2InputInFlight / (bz2_lanes(o) + 2));
+        b.items = job.claim(batch, true, false, bz2_batch_input_bytes(o));
         if (!b.items.empty()) job.gpu_took_work();
         if (b.items.empty()) finish_host_encodes(0);  // every block published before the GPU's loop ends
         const double t1 = tr != nullptr ? tr->now() : 0.0;
@@ -590,7 +594,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
                       0, bz2gpu::encode_local_bytes()};
     };
     s.manage([&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, s.stats_m, d); }, cpu_worker, needs,
-             static_cast<unsigned>(bz2_lanes(o)), false, bz2_lanes(o) + 2, gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0,
+             static_cast<unsigned>(bz2_lanes(o)), false, bz2_compress_batches_in_flight(o), gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0,
              [&] { return s.bytes_in.load(); });
   };
   auto writer = [&] {

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -375,6 +376,57 @@ TEST_F(EngineGpu, EveryGpuTakesWorkWithTheSameBytes) {
     std::sort(sd.gpus.begin(), sd.gpus.end());
     EXPECT_EQ(sd.gpus, all) << "not every GPU decompressed";
   }
+}
+
+// .bz2 compression on a GPU holds one batch per lane in flight (and 4 blocks for the CPU workers
+// it has not got): with the writer held at its first write, the reader stops at that room, plus
+// the piece it is reading. At level 1 (100k blocks), 256-block batches and three lanes: 772
+// blocks, about 77 MB; five batches a lane would be 1284.
+TEST_F(EngineGpu, Bz2CompressionHoldsOneBatchPerLaneInFlight) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = datasets::bytes_with_entropy(200 << 20, 5.0, seed);
+  class Counted : public engine::Source {
+   public:
+    explicit Counted(const Bytes& b) : b_(b) {}
+    std::size_t read(std::uint8_t* buf, std::size_t max) override {
+      const std::size_t at = at_.load(), n = std::min(max, b_.size() - at);
+      std::copy_n(b_.begin() + static_cast<std::ptrdiff_t>(at), n, buf);
+      at_ = at + n;
+      return n;
+    }
+    std::size_t at() const { return at_.load(); }
+
+   private:
+    const Bytes& b_;
+    std::atomic<std::size_t> at_{0};
+  } src(in);
+  class Held : public engine::Sink {
+   public:
+    explicit Held(const Counted& src) : src_(src) {}
+    void write(const std::uint8_t*, std::size_t) override {
+      if (read_while_held != 0) return;
+      std::this_thread::sleep_for(std::chrono::seconds(2));  // the reader fills the room meanwhile
+      read_while_held = src_.at();
+    }
+    std::size_t read_while_held = 0;
+
+   private:
+    const Counted& src_;
+  } sink(src);
+  engine::Options o;
+  o.format = engine::Format::bz2;
+  o.level = 1;
+  o.use_gpus = true;
+  o.require_gpu = true;
+  o.cpu_threads = 0;
+  o.bz2_gpu_batch_blocks = 256;
+  o.input_bytes = in.size();
+  const engine::Stats st = engine::compress(src, sink, o);
+  EXPECT_EQ(st.gpu_blocks, st.blocks);
+  const std::size_t block = bz2::block_limit(1), piece = std::size_t{34} << 20;  // a read's piece: 32 MiB, 2 MiB first
+  EXPECT_LE(sink.read_while_held, (4 + 3 * 256 + 1) * block + piece);
+  EXPECT_GE(sink.read_while_held, 2 * 256 * block) << "the lanes' batches were not read while the writer was held";
 }
 
 // CUDA's warm-up makes contexts on the devices asked for and no others (--devices 0 on a two-GPU
