@@ -133,7 +133,7 @@ struct Options {
   std::uint64_t gpu_from_bytes = std::uint64_t{32} << 20;
   std::uint64_t gpu_decompress_from_bytes = std::uint64_t{64} << 20;
   std::size_t max_blocks_in_flight = 0;  // 0: 4 blocks per CPU worker, and 3 batches per GPU that joins (.bz2
-                                         // compression: its lanes; .bz2 decompression: 4), one GPU's from the
+                                         // compression: its lanes + 2; .bz2 decompression: 4), one GPU's from the
                                          // start with --gpu (parcomp --blocks-in-flight)
   std::function<void(const Progress&)> on_progress;  // called by the writer, about 4 times a second
   std::function<void(const std::string&)> on_note;   // what the engine decided (GPUs joining, ...)

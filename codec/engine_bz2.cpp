@@ -45,19 +45,20 @@ constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
 constexpr unsigned kBz2GpuDecompressLanes = 1;
 unsigned bz2_decode_lanes(const Options& o) { return o.bz2_gpu_decode_lanes != 0 ? o.bz2_gpu_decode_lanes : kBz2GpuDecompressLanes; }
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
-// flight per GPU: one in each lane; two more (one readied, one being readied) held 0.4 GB more
-// and were no faster. Three lanes were the fastest measured (docs/defaults.md).
+// flight per GPU: one in each lane, one readied in the slot, one being readied (one a lane alone
+// held 0.4 GB less, as fast on 16 host threads, 4-6% slower on 32: docs/defaults.md).
+// Three lanes were the fastest measured (docs/defaults.md).
 constexpr std::size_t kBz2GpuCompressLanes = 3;
 std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gpu_lanes : kBz2GpuCompressLanes; }
-std::size_t bz2_compress_batches_in_flight(const Options& o) { return bz2_lanes(o); }
+std::size_t bz2_compress_batches_in_flight(const Options& o) { return bz2_lanes(o) + 2; }
 // .bz2 compression's input read and not yet written (Job::bytes_cap), and so a GPU's batches: a
 // block of long runs holds up to 51 times its block's bytes (45.9 MB at -9), so that blocks alone
 // bounded nothing (4 GB of zeros were all read before the first batch of 128 blocks, docs/defaults.md).
 // Ordinary inputs' blocks in flight hold less.
 constexpr std::uint64_t kBz2InputInFlight = std::uint64_t{1} << 30;
-// A .bz2 GPU batch closes at this much input (blocks of long runs): 1 GiB over five, 205 MiB with
-// three lanes, as measured on 4 GB of zeros (docs/defaults.md).
-std::uint64_t bz2_batch_input_bytes(const Options& o) { return kBz2InputInFlight / (bz2_lanes(o) + 2); }
+// A .bz2 GPU batch closes at its share of the input in flight (blocks of long runs; 205 MiB with
+// three lanes, docs/defaults.md).
+std::uint64_t bz2_batch_input_bytes(const Options& o) { return kBz2InputInFlight / bz2_compress_batches_in_flight(o); }
 // .bz2 decompression's decoded blocks not yet written (Job::result_bytes_cap): a block of long runs
 // decodes to up to 45.9 MB, and 64 of them waited on 16 threads (docs/defaults.md).
 constexpr std::uint64_t kBz2OutputInFlight = std::uint64_t{512} << 20;
