@@ -64,6 +64,18 @@ Bytes run(bool compress, const Bytes& in, const engine::Options& o, engine::Stat
 
 class EngineGpu : public parcomp::testing::GpuTest {};
 
+// .bz2 at `level` on the GPUs alone (--gpu, no CPU workers), in batches of `batch` blocks.
+engine::Options bz2_on_the_gpu_alone(int level, std::size_t batch) {
+  engine::Options o;
+  o.format = engine::Format::bz2;
+  o.level = level;
+  o.use_gpus = true;
+  o.require_gpu = true;
+  o.cpu_threads = 0;
+  o.bz2_gpu_batch_blocks = batch;
+  return o;
+}
+
 TEST_F(EngineGpu, AnyMixOfWorkersWritesTheSameBytes) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -296,13 +308,7 @@ TEST_F(EngineGpu, Bz2BlocksOfEqualRotationsBesideTheGpuKeepTheirPlace) {
     const Bytes text = datasets::bytes_with_entropy(150000 + rng() % 50000, 4.0, seed + k);
     in.insert(in.end(), text.begin(), text.end());
   }
-  engine::Options o;
-  o.format = engine::Format::bz2;
-  o.level = 1;
-  o.use_gpus = true;
-  o.require_gpu = true;
-  o.cpu_threads = 0;
-  o.bz2_gpu_batch_blocks = 3;
+  engine::Options o = bz2_on_the_gpu_alone(1, 3);
   o.bz2_gpu_lanes = 2;
   engine::Stats st;
   const Bytes got = run(true, in, o, &st);
@@ -414,13 +420,7 @@ TEST_F(EngineGpu, Bz2CompressionHoldsFiveBatchesInFlight) {
    private:
     const Counted& src_;
   } sink(src);
-  engine::Options o;
-  o.format = engine::Format::bz2;
-  o.level = 1;
-  o.use_gpus = true;
-  o.require_gpu = true;
-  o.cpu_threads = 0;
-  o.bz2_gpu_batch_blocks = 256;
+  engine::Options o = bz2_on_the_gpu_alone(1, 256);
   o.input_bytes = in.size();
   const engine::Stats st = engine::compress(src, sink, o);
   EXPECT_EQ(st.gpu_blocks, st.blocks);
