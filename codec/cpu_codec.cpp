@@ -444,16 +444,22 @@ void mtf_encode(const std::uint8_t* in, std::size_t n, std::uint8_t* out) {
   }
 }
 
+// One move-to-front step: the byte at place m (1..255) goes to the front; returns it.
+inline std::uint8_t mtf_to_front(std::uint8_t* list, std::uint8_t m) {
+  const std::uint8_t c = list[m];
+  if (m <= 16) {  // most moves after the BWT are short: a byte loop beats a call
+    for (std::uint8_t k = m; k > 0; --k) list[k] = list[k - 1];
+  } else {
+    std::memmove(list + 1, list, m);
+  }
+  list[0] = c;
+  return c;
+}
+
 void mtf_decode(const std::uint8_t* in, std::size_t n, std::uint8_t* out) {
   std::uint8_t list[256];
   for (int i = 0; i < 256; ++i) list[i] = static_cast<std::uint8_t>(i);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::uint8_t m = in[j];
-    const std::uint8_t c = list[m];
-    std::memmove(list + 1, list, m);
-    list[0] = c;
-    out[j] = c;
-  }
+  for (std::size_t j = 0; j < n; ++j) out[j] = in[j] == 0 ? list[0] : mtf_to_front(list, in[j]);
 }
 
 std::size_t zrle_encode(const std::uint8_t* mtf, std::size_t n, std::uint8_t* out) {
@@ -476,12 +482,20 @@ std::size_t zrle_encode(const std::uint8_t* mtf, std::size_t n, std::uint8_t* ou
   return o;
 }
 
-void zrle_decode(const std::uint8_t* sym, std::size_t m, std::uint8_t* out, std::size_t n, std::size_t block) {
+// The zero-run stage's inverse and the MTF's in one pass (mtf_decode of zrle_decode's bytes): a run
+// of zeros is a run of the front byte, each value a move to the front.
+void zrle_mtf_decode(const std::uint8_t* sym, std::size_t m, std::uint8_t* out, std::size_t n, std::size_t block) {
+  std::uint8_t list[256];
+  for (int i = 0; i < 256; ++i) list[i] = static_cast<std::uint8_t>(i);
   std::size_t o = 0;
   std::uint64_t run = 0, weight = 1;
   auto flush = [&] {
     if (run > n - o) corrupt(block, "zero-run stage: a run past the block's end");
-    std::memset(out + o, 0, run);
+    if (run <= 8) {  // most runs are short: a byte loop beats a call
+      for (std::uint64_t k = 0; k < run; ++k) out[o + k] = list[0];
+    } else {
+      std::memset(out + o, list[0], run);
+    }
     o += run;
     run = 0;
     weight = 1;
@@ -503,7 +517,7 @@ void zrle_decode(const std::uint8_t* sym, std::size_t m, std::uint8_t* out, std:
       v = static_cast<std::uint8_t>(s - 1);
     }
     if (o >= n) corrupt(block, "zero-run stage: a value past the block's end");
-    out[o++] = v;
+    out[o++] = mtf_to_front(list, v);  // v >= 1: zeros come as runs
   }
   flush();
   if (o != n) corrupt(block, "zero-run stage: decodes to " + std::to_string(o) + " bytes, the block has " + std::to_string(n));
@@ -773,20 +787,22 @@ void decompress_fast(const BlockEntry& e, std::span<const std::uint8_t> payload,
   }
   BitReader r(std::span<const std::uint8_t>(be, p.words_raw.size()));
   std::uint8_t* sym = Workspace::Buffers::at_least(b.symbols, p.symbols);
-  for (std::uint32_t i = 0; i < p.symbols; ++i) {
-    const Decoder& d = decoders[p.selectors[i / stages::kGroupSymbols]];
-    std::uint32_t s;
-    int length;
-    if (!d.next(r.window(), s, length)) corrupt(index, "no codeword matches at symbol " + std::to_string(i));
-    r.skip(length);
+  for (std::uint32_t g = 0; g < p.symbols; g += stages::kGroupSymbols) {  // a group's symbols share a table
+    const Decoder& d = decoders[p.selectors[g / stages::kGroupSymbols]];
+    const std::uint32_t end = std::min<std::uint32_t>(p.symbols, g + stages::kGroupSymbols);
+    for (std::uint32_t i = g; i < end; ++i) {
+      std::uint32_t s;
+      int length;
+      if (!d.next(r.window(), s, length)) corrupt(index, "no codeword matches at symbol " + std::to_string(i));
+      r.skip(length);
+      sym[i] = static_cast<std::uint8_t>(s);
+    }
+    // Past the stream, the reader gives zeros; the count only grows, so once a group is enough.
     if (r.used() > p.bits) corrupt(index, "the coded symbols run past the stream's bit count");
-    sym[i] = static_cast<std::uint8_t>(s);
   }
   if (r.used() != p.bits) corrupt(index, "the stream has bits left after its last symbol");
-  std::uint8_t* moved = Workspace::Buffers::at_least(b.moved, n);
-  zrle_decode(sym, p.symbols, moved, n, index);
   std::uint8_t* last = Workspace::Buffers::at_least(b.last, n);
-  mtf_decode(moved, n, last);
+  zrle_mtf_decode(sym, p.symbols, last, n, index);
   // Chain k writes out[k * stride, min((k + 1) * stride, n)), from the row of rotation (k + 1) *
   // stride (the next start row; rotation 0, the primary, for the last chain).
   const std::size_t stride = pipeline::kFastSampleStride, chains = p.samples.size();
