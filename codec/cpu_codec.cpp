@@ -3,6 +3,7 @@
 #include "bz2_ties.hpp"
 
 #include "core/bits.hpp"
+#include "core/bz2_block.hpp"
 #include "core/codes.hpp"
 #include "core/crc32.hpp"
 #include "core/errors.hpp"
@@ -11,10 +12,6 @@
 #include "core/stages.hpp"
 
 #include <divsufsort.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include <algorithm>
 #include <array>
@@ -448,26 +445,10 @@ void mtf_encode(const std::uint8_t* in, std::size_t n, std::uint8_t* out) {
   }
 }
 
-// One move-to-front step: the byte at place m (1..255) goes to the front; returns it. Most moves
-// after the BWT are short: within the first 16 places at once (places 1..m take the bytes of places
-// 0..m-1, the rest keep theirs), else a byte loop up to 16 places, which beats a call.
+// One move-to-front step: the byte at place m (1..255) goes to the front; returns it.
 inline std::uint8_t mtf_to_front(std::uint8_t* list, std::uint8_t m) {
   const std::uint8_t c = list[m];
-#if defined(__SSE2__)
-  if (m < 16) {
-    const __m128i old = _mm_loadu_si128(reinterpret_cast<const __m128i*>(list));
-    const __m128i place = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i keep = _mm_cmpgt_epi8(place, _mm_set1_epi8(static_cast<char>(m)));
-    const __m128i moved = _mm_or_si128(_mm_and_si128(keep, old), _mm_andnot_si128(keep, _mm_slli_si128(old, 1)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(list), _mm_or_si128(moved, _mm_cvtsi32_si128(c)));
-    return c;
-  }
-#endif
-  if (m <= 16) {
-    for (std::uint8_t k = m; k > 0; --k) list[k] = list[k - 1];
-  } else {
-    std::memmove(list + 1, list, m);
-  }
+  bz2::shift_up_256(list, m);
   list[0] = c;
   return c;
 }
