@@ -45,9 +45,8 @@ constexpr std::size_t kBz2GpuDecompressBatchesInFlight = 4;
 constexpr unsigned kBz2GpuDecompressLanes = 1;
 unsigned bz2_decode_lanes(const Options& o) { return o.bz2_gpu_decode_lanes != 0 ? o.bz2_gpu_decode_lanes : kBz2GpuDecompressLanes; }
 // .bz2 compression's lanes per GPU (bz2_gpu_compress; Options::bz2_gpu_lanes), and its batches in
-// flight per GPU: one in each lane, one readied in the slot, one being readied (one a lane alone
-// held 0.4 GB less, as fast on 16 host threads, 4-6% slower on 32: docs/defaults.md).
-// Three lanes were the fastest measured (docs/defaults.md).
+// flight per GPU: one in each lane, one readied in the slot, one being readied. Three lanes and
+// five batches were the fastest measured (docs/defaults.md).
 constexpr std::size_t kBz2GpuCompressLanes = 3;
 std::size_t bz2_lanes(const Options& o) { return o.bz2_gpu_lanes != 0 ? o.bz2_gpu_lanes : kBz2GpuCompressLanes; }
 std::size_t bz2_compress_batches_in_flight(const Options& o) { return bz2_lanes(o) + 2; }
