@@ -4,6 +4,7 @@
 
 #include "core/bits.hpp"
 #include "core/bz2_block.hpp"
+#include "core/bz2_encode.hpp"
 #include "core/codes.hpp"
 #include "core/crc32.hpp"
 #include "core/errors.hpp"
@@ -426,22 +427,12 @@ std::uint32_t forward_bwt(std::span<const std::uint8_t> t, std::uint8_t* last, s
 void mtf_encode(const std::uint8_t* in, std::size_t n, std::uint8_t* out) {
   std::uint8_t list[256];
   for (int i = 0; i < 256; ++i) list[i] = static_cast<std::uint8_t>(i);
+  std::uint64_t yy[bz2::kMtfWords];  // the list as words, moved eight places a step (the .bz2 writer's)
+  bz2::mtf_list_words(list, 256, yy);
+  std::uint64_t front = yy[0];
   for (std::size_t j = 0; j < n; ++j) {
     const std::uint8_t c = in[j];
-    if (list[0] == c) {
-      out[j] = 0;
-      continue;
-    }
-    std::uint8_t carry = list[0];
-    list[0] = c;
-    int i = 1;
-    for (;; ++i) {  // search and shift in one pass
-      const std::uint8_t here = list[i];
-      list[i] = carry;
-      if (here == c) break;
-      carry = here;
-    }
-    out[j] = static_cast<std::uint8_t>(i);
+    out[j] = (front & 0xffu) == c ? 0 : static_cast<std::uint8_t>(bz2::mtf_move(front, yy, c));
   }
 }
 
