@@ -63,7 +63,7 @@ void check(cudaError_t e, const char* what) {
     if (a.pinned != 0) {
       void* p = nullptr;
       if (a.register_host) {
-        p = std::malloc(a.pinned);
+        p = std::aligned_alloc(4096, (a.pinned + 4095) / 4096 * 4096);  // whole pages, as a registration pins
         if (p == nullptr) std::_Exit(3);
         std::memset(p, 1, a.pinned);
         check(cudaHostRegister(p, a.pinned, cudaHostRegisterDefault), "cudaHostRegister");
