@@ -77,6 +77,7 @@ engine::Options engine_options(const Options& o) {
     set(e.bz2_gpu_walk_bits, t->bz2_gpu_walk_bits, 0);
     set(e.bz2_gpu_walk_threads, t->bz2_gpu_walk_threads, 0u);
     set(e.bz2_gpu_host_piece, t->bz2_gpu_host_piece, std::size_t{0});
+    set(e.bz2_decoded_in_flight, t->bz2_decoded_in_flight, std::uint64_t{0});
   }
   return e;
 }

@@ -117,6 +117,9 @@ struct Options {
   // .bz2 decompression: the decoded bytes each GPU slot brings back and ends at a time, in its kept
   // pinned memory (bz2::GpuBlockDecoder::set_host_piece); 0 takes the default, 32 MiB.
   std::size_t bz2_gpu_host_piece = 0;
+  // .bz2 decompression: decoded blocks waiting for the writer hold at most this many bytes
+  // (Job::result_bytes_cap); 0 takes the default, 512 MiB.
+  std::uint64_t bz2_decoded_in_flight = 0;
   std::size_t frame_blocks = 64;  // blocks per frame of the stream (the last may have fewer)
   // .bz2 without --gpu or --cpu (use_gpus, require_gpu false, cpu_threads -1): an input of
   // bz2_gpu_from_bytes or more (bz2_gpu_decompress_from_bytes in decompression; input_bytes: its

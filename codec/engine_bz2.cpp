@@ -795,7 +795,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
   Scheduler<Candidate, Decoded> s(o, Format::bz2, cpu_beside_gpus(o), ".bz2 decompression needs CPU workers or --gpu");
   auto& job = s.job;
   Stats& st = s.st;
-  job.result_bytes_cap = kBz2OutputInFlight;
+  job.result_bytes_cap = o.bz2_decoded_in_flight != 0 ? o.bz2_decoded_in_flight : kBz2OutputInFlight;
   job.cpu_claims_newest = true;
   job.result_bytes_of = [](const Decoded& d) { return static_cast<std::uint64_t>(d.bytes.size()); };
   // Shared with the reader, under job.m:

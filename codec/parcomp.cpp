@@ -120,6 +120,8 @@ void usage(std::FILE* to) {
                "                      in CTAs of T threads: 12x256 (default), 12x64, 11x256 or 11x64\n"
                "      --gpu-host-piece N  .bz2 decompression: MiB of decoded bytes each GPU slot brings back\n"
                "                      and ends at a time, in pinned memory (default 32)\n"
+               "      --decoded-in-flight N  .bz2 decompression: MiB of decoded blocks waiting for a slower\n"
+               "                      writer, at most (memory; default 512)\n"
                "      --output-io M   how an output file is written: auto (the default: write() calls, and on tmpfs\n"
                "                      past the first 64 MiB mapped windows that helper threads fill with pages\n"
                "                      ahead of the writer), write (write() calls only) or map (windows from the\n"
@@ -260,6 +262,8 @@ Cli parse_args(int argc, char** argv) {
       c.engine.bz2_gpu_walk_threads = v.ends_with("x256") ? 256u : 64u;
     } else if (a == "--gpu-host-piece") {
       c.engine.bz2_gpu_host_piece = count_in(a, value(), 1, 4096) << 20;
+    } else if (a == "--decoded-in-flight") {
+      c.engine.bz2_decoded_in_flight = std::uint64_t{count_in(a, value(), 1, 65536)} << 20;
     } else if (a == "--output-io") {
       const std::string v = value();
       if (v == "auto") c.output_io = engine::FileSink::Mode::automatic;

@@ -34,6 +34,8 @@ struct Tuning {
   int bz2_gpu_walk_bits = 0;
   unsigned bz2_gpu_walk_threads = 0;
   std::size_t bz2_gpu_host_piece = 0;
+  // .bz2 decompression: decoded bytes waiting for a slower writer, at most (memory).
+  std::uint64_t bz2_decoded_in_flight = 0;
 };
 
 }  // namespace parcomp

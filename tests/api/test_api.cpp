@@ -408,6 +408,15 @@ TEST(Api, TuningKnobsTakeEffect) {
   EXPECT_EQ(parcomp::compress(in, d).size() == out.bytes.size(), false) << "the default block size wrote the same file";
   t.block_bytes = (std::size_t{1} << 24) + 1;
   EXPECT_THROW(parcomp::compress(in, o), parcomp::ContractError);
+  // .bz2 decompression with room for one decoded byte: the block the writer waits for is decoded.
+  parcomp::Tuning one;
+  one.bz2_decoded_in_flight = 1;
+  parcomp::Options z = cpu();
+  z.format = parcomp::Format::bz2;
+  z.level = 1;
+  const Bytes file = parcomp::compress(in, z);
+  z.tuning = &one;
+  EXPECT_TRUE(parcomp::decompress(file, z) == in);
 }
 
 TEST(Api, ParcompFramesDecodeOneByOneFromTheIndex) {

@@ -1237,6 +1237,56 @@ TEST(Bz2Engine, BlocksOfLongRunsAreWrittenInPieces) {
   }
 }
 
+// While the writer is held at its first write, the CPU workers decode blocks only until the decoded
+// blocks waiting hold Options::bz2_decoded_in_flight bytes (and the block the writer waits for, and
+// one a worker): with the default's 512 MiB they decode more.
+TEST(Bz2Engine, DecodedBlocksWaitingForTheWriterStayWithinTheirBytes) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(6'000'000 + seed % 1000, seed);  // about 60 blocks of 100k
+  const Bytes file = libbz2_compress(in, 1);
+  constexpr int kThreads = 2;
+  constexpr std::uint64_t kCap = std::uint64_t{1} << 20, kBlock = 100'000;
+  class Held : public MemSink {
+   public:
+    explicit Held(const engine::Trace& t) : t_(t) {}
+    void write(const std::uint8_t* buf, std::size_t n) override {
+      if (released < 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the workers run ahead meanwhile
+        released = t_.now();
+      }
+      MemSink::write(buf, n);
+    }
+    double released = -1;
+
+   private:
+    const engine::Trace& t_;
+  };
+  for (const bool capped : {true, false}) {
+    SCOPED_TRACE(capped ? "capped" : "the default");
+    engine::Trace trace;
+    engine::Options o = bz2_options(9, kThreads);
+    o.max_blocks_in_flight = 1000;  // the reader's room is not what holds the workers back
+    o.trace = &trace;
+    if (capped) o.bz2_decoded_in_flight = kCap;
+    MemSource src(file, seed);
+    Held sink(trace);
+    engine::decompress(src, sink, o);
+    ASSERT_TRUE(sink.b == in);
+    std::uint64_t decoded = 0, blocks = 0;
+    for (const auto& sp : trace.spans())
+      if (sp.lane.starts_with("cpu") && sp.what == "block") {
+        blocks += sp.blocks;
+        if (sp.end < sink.released) decoded += sp.blocks;
+      }
+    ASSERT_GE(blocks, 50u) << "the trace counts every block";
+    if (capped)
+      EXPECT_LE(decoded * (kBlock - 200), kCap + (kThreads + 2) * kBlock) << decoded << " blocks decoded while the writer was held";
+    else
+      EXPECT_GT(decoded * (kBlock - 200), kCap + (kThreads + 2) * kBlock) << "the default's room is larger (the test's own check)";
+  }
+}
+
 TEST(Bz2Engine, ReadsStreamsWindowsAndTrailingBytes) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);

@@ -407,7 +407,8 @@ def test_bz2_what_follows_a_stream_is_judged_as_bzip2_judges_it(sample, tmp_path
 @pytest.mark.parametrize("option,value", [("--gpu-batch", v) for v in ["0", "x", "12k", "-3", "2000000"]] +
                          [("--gpu-lanes", v) for v in ["0", "9", "2x", "-1"]] +
                          [("--blocks-in-flight", v) for v in ["0", "x", "-1", "2000000"]] +
-                         [("--gpu-host-piece", v) for v in ["0", "x", "-1", "4097"]])
+                         [("--gpu-host-piece", v) for v in ["0", "x", "-1", "4097"]] +
+                         [("--decoded-in-flight", v) for v in ["0", "x", "-1", "65537"]])
 def test_gpu_batch_and_lanes_take_a_count_in_range(sample, option, value):
     r = run(option, value, "-c", sample)
     assert r.returncode == 1 and option.encode() + b" takes a number from 1 to" in r.stderr, r.stderr
@@ -427,6 +428,8 @@ def test_gpu_walk_round_trips(sample, tmp_path):
         back = run("-d", "-c", "--gpu-walk", value, out)
         assert back.returncode == 0 and back.stdout == sample.read_bytes()
     back = run("-d", "-c", "--gpu-host-piece", "1", out)
+    assert back.returncode == 0 and back.stdout == sample.read_bytes()
+    back = run("-d", "-c", "--decoded-in-flight", "1", out)
     assert back.returncode == 0 and back.stdout == sample.read_bytes()
 
 
