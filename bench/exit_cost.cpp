@@ -9,27 +9,22 @@
 //
 // SIZE: bytes, or with K, M, G (powers of 1024), per device. --register pins malloc'd memory with
 // cudaHostRegister instead of cudaMallocHost.
+#include "bench/fresh_process.hpp"
 #include "kernels/common/device_buffer.hpp"
 
 #include <cuda_runtime_api.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-double now() {
-  timespec t{};
-  ::clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
+using parcomp::bench::monotonic_now;
+double now() { return monotonic_now(); }
 
 struct Args {
   std::vector<int> devices{0};
@@ -109,9 +104,7 @@ void check(cudaError_t e, const char* what) {
   }
   char stamp[64];
   std::snprintf(stamp, sizeof stamp, ", \"exit_at\": %.9f", now());
-  const std::string s = out.str() + stamp;
-  if (::write(fd, s.data(), s.size()) != static_cast<ssize_t>(s.size())) std::_Exit(3);
-  ::close(fd);
+  parcomp::bench::write_members(fd, out.str() + stamp);
   std::exit(0);
 }
 
@@ -147,27 +140,14 @@ int main(int argc, char** argv) {
   }
   if (a.devices.empty() || a.runs < 1) usage();
   for (int r = 0; r < a.runs; ++r) {
-    int p[2];
-    if (::pipe(p) != 0) return 3;
-    const pid_t pid = ::fork();
-    if (pid < 0) return 3;
-    if (pid == 0) {
-      ::close(p[0]);
-      child(a, p[1]);
-    }
-    ::close(p[1]);
-    std::string got;
-    char buf[512];
-    for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-    ::close(p[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    const double reaped = now();
-    const std::size_t at = got.rfind("\"exit_at\": ");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || at == std::string::npos) {
-      std::fprintf(stderr, "parcomp-exit-cost: run %d: the child failed (status %d)\n", r, status);
+    const auto run = parcomp::bench::run_fresh([&a](int fd) { child(a, fd); });
+    const std::size_t at = run ? run->members.rfind("\"exit_at\": ") : std::string::npos;
+    if (at == std::string::npos) {
+      std::fprintf(stderr, "parcomp-exit-cost: run %d: the child failed\n", r);
       return 1;
     }
+    const std::string& got = run->members;
+    const double reaped = run->reaped_at;
     const double exit_at = std::strtod(got.c_str() + at + 11, nullptr);
     std::printf("{\"run\": %d, \"devices\": %zu, \"pinned_bytes\": %llu, \"device_bytes\": %llu, \"register\": %s, "
                 "\"release\": %s, %s, \"exit_s\": %.6f}\n",

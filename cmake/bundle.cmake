@@ -1,7 +1,7 @@
 # `cmake --build build --target bundle` puts the bench and test binaries, the GPU routine script,
 # and every non-system shared library they load into build/bundle/ (RPATH $ORIGIN): a folder that
 # runs on a GPU host with only the NVIDIA driver installed.
-set(PARCOMP_BUNDLE_TARGETS parcomp-bench parcomp parcomp-gpu-hold parcomp-exit-cost)
+set(PARCOMP_BUNDLE_TARGETS parcomp-bench parcomp parcomp-gpu-hold parcomp-exit-cost parcomp-start-cost)
 if(BUILD_TESTING)
   list(APPEND PARCOMP_BUNDLE_TARGETS parcomp-tests-cpu parcomp-tests-gpu)
 endif()
