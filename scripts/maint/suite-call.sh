@@ -4,7 +4,7 @@
 # go through the bundle's run_experiments.py --parts (as gpu-check.sh --parts), each experiment (each dataset of the long ones) its own part.
 #
 #   scripts/maint/suite-call.sh --sha SHA [--bundle DIR] [--mirror DIR ...] [--deadline SECONDS]
-#                         [--filter REGEX] [--split REGEX] [--hold REGEX] [--drop REGEX --why TEXT]
+#                         [--filter REGEX] [--split REGEX] [--hold REGEX] [--only REGEX] [--drop REGEX --why TEXT]
 #
 # --sha     the pinned commit (10+ hex digits); the bundle must have been built from it, clean.
 # --bundle  a folder with bench.tar.xz (the bundle without its test binaries) and, optionally,
@@ -27,6 +27,8 @@
 # --hold    rows (benchmark names) that this call leaves for a later one, though their part runs: for
 #           a part longer than one call (tool.e2e@linux-2.6.11.1.tar.x25), run in pieces. The part is
 #           marked as started with the held rows still to do, through the runner's own KEY.todo.
+# --only    rows this call runs, every other row left as --hold leaves it (for a part split over
+#           calls by kind of row: --only 'tool\.e2e/[^/]*\.stdin/' runs the rows that read pipes)
 # --drop    rows no call can run (one longer than a call: pbzip2 -d of the 5.2 GB file, one thread):
 #           taken out of their parts for good, with --why's reason in the parts as KEY.dropped; the
 #           merge (run_experiments.py --merge-only) lists them in context.parcomp_dropped.
@@ -41,6 +43,7 @@ deadline=500
 filter="."
 split=$PARCOMP_SUITE_SPLIT
 hold=""
+only=""
 drop=""
 why=""
 while [ $# -gt 0 ]; do
@@ -52,9 +55,10 @@ while [ $# -gt 0 ]; do
     --filter) filter="$2"; shift 2 ;;
     --split) split="$2"; shift 2 ;;
     --hold) hold="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
     --drop) drop="$2"; shift 2 ;;
     --why) why="$2"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "suite-call: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -137,11 +141,11 @@ PY
     || echo "suite-call: some datasets of $m could not be fetched (see fetch.log): their rows run in a later call" >&2
   echo "[$((SECONDS - t0))s] datasets from $m: $ids" >&2
 done
-if [ -n "$hold$drop" ]; then
-  python3 - "$dest/bundle" "$bench" "$parts" "$held" "$filter" "$split" "$hold" "$drop" "$why" <<'PY' || die "--hold/--drop: could not plan the rows"
+if [ -n "$hold$only$drop" ]; then
+  python3 - "$dest/bundle" "$bench" "$parts" "$held" "$filter" "$split" "$hold" "$drop" "$why" "$only" <<'PY' || die "--hold/--only/--drop: could not plan the rows"
 import json, re, sys
 from pathlib import Path
-bundle, bench, parts, held_file, regex, split, hold, drop, why = sys.argv[1:10]
+bundle, bench, parts, held_file, regex, split, hold, drop, why, only = sys.argv[1:11]
 sys.path.insert(0, bundle)
 import run_experiments as rx  # the bundle's own runner: its units, its part files
 parts = Path(parts)
@@ -150,7 +154,7 @@ for u in rx.plan(bench, regex, [], split):
     state = rx.PartState(parts, u.key)
     todo = state.todo(u)
     gone = [n for n in todo if drop and re.search(drop, n)]
-    mine = [n for n in todo if hold and re.search(hold, n) and n not in gone]
+    mine = [n for n in todo if ((hold and re.search(hold, n)) or (only and not re.search(only, n))) and n not in gone]
     if not mine and not gone:
         continue
     if not state.started():

@@ -129,6 +129,19 @@ def test_held_rows_run_in_a_later_call_and_the_part_is_not_done_before(tmp_path,
     assert len(json.loads((out / "bench.json").read_text())["benchmarks"]) == 3
 
 
+def test_only_runs_its_rows_and_leaves_the_others_as_held(tmp_path, bundle):
+    machine = tmp_path / "machine"
+    machine.mkdir()
+    r, out = call(tmp_path, machine, "--bundle", bundle, "--only", "d2")
+    assert r.returncode == 3, r.stderr
+    assert "e.one: 1 of 1 rows held" in r.stderr and "e.two@d1: 1 of 1 rows held" in r.stderr
+    assert (tmp_path / "calls").read_text().split() == ["^e\\.two/[^/]+/d2/"]
+    r, out = call(tmp_path, machine)
+    assert r.returncode == 0, r.stderr
+    assert sorted((tmp_path / "calls").read_text().split()[1:]) == ["^e\\.one/", "^e\\.two/[^/]+/d1/"]
+    assert len(json.loads((out / "bench.json").read_text())["benchmarks"]) == 3
+
+
 def test_a_part_stopped_at_the_deadline_is_estimated_longer_next_time(tmp_path, bundle):
     machine = tmp_path / "machine"
     machine.mkdir()
