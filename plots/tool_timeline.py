@@ -5,7 +5,8 @@ did when; this draws one row per lane, one bar per span (a block read, compresse
 CPU worker, a GPU batch from its claim to its last result, a block written), and says how busy each
 lane was.
 
-Usage: python3 plots/tool_timeline.py TRACE.json[.gz] [--out DIR]   (writes DIR/<TRACE stem>.png)
+Usage: python3 plots/tool_timeline.py TRACE.json[.gz] [--out DIR] [--breakdown]   (writes DIR/<TRACE stem>.png;
+--breakdown also prints each lane's kinds of span: their seconds, the first one's, the others' median)
 (results/ keeps the large traces gzipped.)"""
 from __future__ import annotations
 
@@ -67,6 +68,21 @@ def summary(doc: dict) -> list[dict]:
     return out
 
 
+def breakdown(doc: dict) -> list[dict]:
+    """Per lane and kind of span: the spans, their seconds, the first one's and the median of the
+    others' (a first batch's set-up shows as a first span far longer than the rest)."""
+    spans = doc["spans"]
+    out = []
+    for lane in lanes(spans):
+        mine = sorted((s for s in spans if s["lane"] == lane), key=lambda s: s["start"])
+        for what in dict.fromkeys(s["what"] for s in mine):  # in order of first appearance
+            d = [s["end"] - s["start"] for s in mine if s["what"] == what]
+            rest = sorted(d[1:])
+            median = (rest[(len(rest) - 1) // 2] + rest[len(rest) // 2]) / 2 if rest else None
+            out.append({"lane": lane, "what": what, "spans": len(d), "seconds": sum(d), "first_s": d[0], "others_median_s": median})
+    return out
+
+
 def figure(doc: dict, path: Path, out: Path) -> Path:
     import matplotlib
     matplotlib.use("Agg")
@@ -106,10 +122,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trace", type=Path)
     ap.add_argument("--out", type=Path, default=Path("plots/out"))
+    ap.add_argument("--breakdown", action="store_true", help="per lane, each kind of span's seconds, its first and the others' median")
     args = ap.parse_args(argv)
     doc = load(args.trace)
     for r in summary(doc):
         print(f"{r['lane']:>10}: {r['spans']:5d} spans, {r['blocks']:6d} blocks, busy {r['busy_s']:.3f} s ({r['busy']:.0%})")
+    if args.breakdown:
+        for r in breakdown(doc):
+            then = f", the others' median {r['others_median_s']:.4f} s" if r["others_median_s"] is not None else ""
+            print(f"{r['lane']:>10}  {r['what']:<14} {r['seconds']:.3f} s in {r['spans']} spans: the first {r['first_s']:.4f} s{then}")
     print(figure(doc, args.trace, args.out))
     return 0
 

@@ -302,6 +302,26 @@ def test_timeline_busy_leaves_out_waits():
     assert [r["lane"] for r in tool_timeline.summary(doc)] == ["prep 0", "stage 0"]
 
 
+def test_timeline_breakdown_sets_the_first_span_apart():
+    """Each lane's kinds of span with their seconds, the first span's and the others' median: a
+    first upload that waited for another device's start stands out against the later ones."""
+    sys.path.insert(0, str(ROOT / "plots"))
+    import tool_timeline
+    doc = {"trace": "parcomp", "spans": [
+        {"lane": "stage 0", "what": "upload", "start": 0.0, "end": 0.13, "blocks": 96},
+        {"lane": "stage 0", "what": "finish", "start": 0.13, "end": 0.17, "blocks": 96},
+        {"lane": "stage 0", "what": "upload", "start": 0.17, "end": 0.172, "blocks": 96},
+        {"lane": "stage 0", "what": "upload", "start": 0.2, "end": 0.204, "blocks": 96},
+        {"lane": "stage 0", "what": "upload", "start": 0.3, "end": 0.303, "blocks": 96},
+        {"lane": "writer 0", "what": "write", "start": 0.5, "end": 0.6, "blocks": 4}]}
+    rows = {(r["lane"], r["what"]): r for r in tool_timeline.breakdown(doc)}
+    up = rows[("stage 0", "upload")]
+    assert up["spans"] == 4 and up["seconds"] == pytest.approx(0.139)
+    assert up["first_s"] == pytest.approx(0.13) and up["others_median_s"] == pytest.approx(0.003)
+    assert rows[("stage 0", "finish")]["others_median_s"] is None
+    assert [(r["lane"], r["what"]) for r in tool_timeline.breakdown(doc)] == [("stage 0", "upload"), ("stage 0", "finish"), ("writer 0", "write")]
+
+
 def test_timeline_draws_every_kind_of_span(tmp_path):
     """Every kind of span is drawn, one the script has no colour for too (the parcomp format's GPU
     lanes' parts were left out of the figure before they had colours)."""
