@@ -72,9 +72,10 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
-// An input of unknown size: the GPUs join once a 32nd of the threshold (4 MiB, 2 MiB compressed) is read.
-// CUDA's start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that
-// ends sooner never starts it.
+// An input of unknown size: the GPUs join once a 32nd of the threshold (4 MiB, 2 MiB compressed) is read
+// and the CPU workers are behind the input, or the whole threshold is read (manage_gpus). CUDA's
+// start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that ends sooner
+// never starts it.
 std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::max<std::uint64_t>(bz2_gpu_threshold(o, decompress) / 32, 1); }
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
@@ -595,7 +596,7 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
     };
     s.manage([&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, s.stats_m, d); }, cpu_worker, needs,
              static_cast<unsigned>(bz2_lanes(o)), false, bz2_compress_batches_in_flight(o), gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0,
-             [&] { return s.bytes_in.load(); });
+             [&] { return s.bytes_in.load(); }, bz2_gpu_threshold(o, false));
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
@@ -1162,7 +1163,7 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
              kBz2GpuDecompressBatchesInFlight + 2 * (lanes - 1), gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
                const std::lock_guard lock(job.m);
                return bytes_in;
-             });
+             }, bz2_gpu_threshold(o, true));
   };
   Stats result = s.run(reader, cpu_worker, gpu_manager, writer);
   if (o.leave_to_exit) {  // the kept buffers go with the process's exit (Options::leave_to_exit)

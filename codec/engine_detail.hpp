@@ -469,12 +469,12 @@ class Job {
     --workers_running;
     cv.notify_all();
   }
+  // With m held: the reader waits for room (blocks, or input bytes).
+  bool reader_held() const { return read_blocks - written_blocks >= cap || (bytes_cap != 0 && held_bytes_ >= bytes_cap); }
 
  private:
   // With m held: whether the calling thread is a CPU worker of a replaced generation.
   bool replaced_locked() const { return cpu_generation != 0 && cpu_generation < cpu_replaced_below; }
-  // With m held: the reader waits for room (blocks, or input bytes).
-  bool reader_held() const { return read_blocks - written_blocks >= cap || (bytes_cap != 0 && held_bytes_ >= bytes_cap); }
   std::uint64_t size_of(const Item& i) const { return bytes_of ? bytes_of(i) : 0; }
   // With m held and an item pending: whether a worker may claim (the results' room, or the item
   // the writer waits for, or one before it, at the front).
@@ -722,23 +722,27 @@ inline GpuPlan plan_gpu(std::uint64_t avail, unsigned lanes, std::size_t batch, 
 // or it stopped. batches_in_flight: a GPU's batches held at once (the reader's room grows by that
 // many of its batches); gpus_expected: room for one GPU's batches from the start (--gpu, or .bz2
 // by the input's size), so that the reader fills the first batches during CUDA's start-up.
-// join_after_bytes: the GPUs join only once bytes_read() reaches it (an input of unknown size, as
-// from a pipe, whose CPU workers start at once: a small one never starts CUDA).
+// join_after_bytes: for an input of unknown size (a pipe), whose CPU workers start at once, the
+// GPUs join only once bytes_read() reaches it and the CPU workers fall behind (the reader waits for
+// room), or join_anyway_bytes are read: an input that ends before then never starts CUDA, whose
+// start and exit would cost a small one more than its work (docs/field.md).
 template <typename J>
 void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
                  const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
                  const std::function<GpuNeeds()>& needs_of,
                  unsigned lanes, bool threads_per_lane, std::size_t batches_in_flight, bool gpus_expected,
-                 std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {}) {
+                 std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {},
+                 std::uint64_t join_anyway_bytes = 0) {
   const gpu_share::Policy share = gpu_share::policy();
   if (join_after_bytes > 0 && bytes_read) {
     for (;;) {
-      if (bytes_read() >= join_after_bytes) break;
+      const std::uint64_t read = bytes_read();
       std::unique_lock lock(job.m);
+      if (read >= join_after_bytes && (job.reader_held() || (join_anyway_bytes != 0 && read >= join_anyway_bytes))) break;
       if (job.stop || job.input_done) return;
       job.cv.wait_for(lock, std::chrono::milliseconds(5));
     }
-    note(o, "input of unknown size: " + std::to_string(join_after_bytes) + " bytes read, the GPUs join");
+    note(o, "input of unknown size: " + std::to_string(bytes_read()) + " bytes read and the CPU workers behind, the GPUs join");
   }
   gpu_warmup::start(o.devices);
   std::size_t room_for = 0;  // batches of the options' size the reader's room holds for the GPUs
@@ -1193,9 +1197,10 @@ class Scheduler {
   // The GPUs' manager (manage_gpus) over this job.
   void manage(const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
               const std::function<GpuNeeds()>& needs, unsigned lanes, bool threads_per_lane, std::size_t batches_in_flight,
-              bool gpus_expected, std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {}) {
+              bool gpus_expected, std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {},
+              std::uint64_t join_anyway_bytes = 0) {
     manage_gpus(job, o_, st, stats_m, t0_, work, cpu_worker, needs, lanes, threads_per_lane, batches_in_flight, gpus_expected,
-                join_after_bytes, bytes_read);
+                join_after_bytes, bytes_read, join_anyway_bytes);
   }
   // Runs the reader, the CPU workers, the GPUs' manager and the writer to the end (run_threads).
   Stats run(const std::function<void()>& reader, const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,

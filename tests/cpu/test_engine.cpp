@@ -846,6 +846,45 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
           }
 }
 
+// A .bz2 input of unknown size (a pipe) starts on the CPU workers. The GPUs join (the manager's
+// note; none comes in CI, and the bytes are the CPU workers' either way) only once a 32nd of the
+// threshold is read and the workers are behind (the reader waits for room), or the whole threshold
+// is read: an input that ends within the reader's room never starts CUDA.
+TEST(Engine, Bz2PipeInputsStartCudaOnlyOnceTheCpuWorkersFallBehind) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes in = word_text(1'000'003, seed);  // 11 blocks at -1
+  struct Case {
+    std::size_t room;          // blocks read and not yet written
+    std::uint64_t threshold;   // bz2_gpu_from_bytes
+    bool joins;
+  };
+  for (const Case c : {Case{64, 32 * 50'000, false},   // the whole input fits the room: it ends first
+                       Case{2, 32 * 50'000, true},     // two blocks of room: the workers fall behind
+                       Case{64, 200'000, true}}) {     // the whole threshold is read
+    SCOPED_TRACE(::testing::Message() << "room " << c.room << ", threshold " << c.threshold);
+    engine::Options o;
+    o.format = engine::Format::bz2;
+    o.level = 1;
+    o.use_gpus = true;
+    o.input_bytes = 0;
+    o.max_blocks_in_flight = c.room;
+    o.bz2_gpu_from_bytes = c.threshold;
+    std::mutex m;
+    bool joined = false;
+    o.on_note = [&](const std::string& s) {
+      const std::lock_guard lock(m);
+      if (s.find("the GPUs join") != std::string::npos) joined = true;
+    };
+    const Bytes bz2 = compress(in, o, seed);
+    engine::Options reader = cpu_options(16384);
+    reader.format = engine::Format::bz2;
+    EXPECT_EQ(decompress(bz2, reader), in);
+    const std::lock_guard lock(m);
+    EXPECT_EQ(joined, c.joins);
+  }
+}
+
 // A .bz2 job on the GPUs by its size starts CPU workers on every hardware thread while CUDA
 // starts (Options::cpu_while_cuda_starts): compressing always, decompressing where some are kept
 // beside the GPUs (cpu_beside_gpus); they say so and write the bytes of the CPU workers alone,
