@@ -92,7 +92,7 @@ Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bo
   if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes == 0) {
     gpu_later = true;
     note(o, std::string(what) + " of an input of unknown size: on the CPU workers, and on the GPUs once " +
-                std::to_string(pipe_join_bytes(options, decompress)) + " bytes are read");
+                std::to_string(pipe_join_bytes(options, decompress)) + " bytes are read and the CPU workers fall behind");
     return o;
   }
   if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
