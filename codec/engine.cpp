@@ -84,18 +84,29 @@ std::vector<Trace::Span> Trace::spans() const {
 
 // The parcomp format's workers without --gpu (use_gpus, not require_gpu): an input of known size
 // (Options::input_bytes) below gpu_from_bytes (compression) or gpu_decompress_from_bytes (the
-// compressed input) goes to the CPU workers alone, and CUDA is not started for it; a larger one or
-// one of unknown size (a pipe) to the CPU workers and every GPU that starts.
+// compressed input) goes to the CPU workers alone, and CUDA is not started for it; a larger one to
+// the CPU workers and every GPU that starts; one of unknown size (a pipe) to the CPU workers, and
+// to the GPUs as pipe_join says (pcmp_pipe_join).
 namespace {
+std::uint64_t pcmp_gpu_threshold(const Options& o, bool decompress) { return decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes; }
+bool pcmp_gpus_later(const Options& o) { return o.use_gpus && !o.require_gpu && o.input_bytes == 0 && cpu_worker_count(o) > 0; }
 bool pcmp_may_use_gpus(const Options& o, bool decompress) {
-  const std::uint64_t from = decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes;
-  return o.use_gpus && (o.require_gpu || o.input_bytes == 0 || o.input_bytes >= from || cpu_worker_count(o) == 0);
+  return o.use_gpus && !pcmp_gpus_later(o) && (o.require_gpu || o.input_bytes >= pcmp_gpu_threshold(o, decompress) || cpu_worker_count(o) == 0);
+}
+std::optional<PipeJoin> pcmp_pipe_join(const Options& o, bool decompress) {
+  if (!pcmp_gpus_later(o)) return std::nullopt;
+  return pipe_join(pcmp_gpu_threshold(o, decompress));
 }
 Options pcmp_workers(const Options& o, bool decompress) {
+  const char* what = decompress ? "decompression" : "compression";
+  if (pcmp_gpus_later(o)) {
+    note(o, std::string(what) + " of an input of unknown size: on the CPU workers, and on the GPUs once " +
+                std::to_string(pipe_join(pcmp_gpu_threshold(o, decompress)).after) + " bytes are read and the CPU workers fall behind");
+    return o;
+  }
   if (!o.use_gpus || pcmp_may_use_gpus(o, decompress)) return o;
-  const std::uint64_t from = decompress ? o.gpu_decompress_from_bytes : o.gpu_from_bytes;
-  return cpu_only(o, decompress ? "decompression" : "compression",
-                  "an input of " + std::to_string(o.input_bytes) + " bytes, below " + std::to_string(from) + "; --gpu uses them");
+  return cpu_only(o, what, "an input of " + std::to_string(o.input_bytes) + " bytes, below " + std::to_string(pcmp_gpu_threshold(o, decompress)) +
+                               "; --gpu uses them");
 }
 }  // namespace
 
@@ -193,7 +204,8 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       return;
     }
     const auto needs = [&] { return GpuNeeds{pipeline::device_bytes_estimate(o.config, 16 * o.block_bytes, o.block_bytes, false) / 16, 0}; };
-    s.manage(gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
+    s.manage(gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false, pcmp_pipe_join(o, false),
+             [&] { return s.bytes_in.load(); });
   };
   auto writer = [&] {
     const Bytes header = stream::encode_header({o.config, static_cast<std::uint32_t>(o.block_bytes)});
@@ -516,7 +528,8 @@ Stats decompress(Source& source, Sink& out, const Options& options) {
       block = stream_block_bytes != 0 ? stream_block_bytes : o.block_bytes;
     }
     const auto needs = [block] { return GpuNeeds{pipeline::device_bytes_estimate(pipeline::Config::fast, 16 * block, block, true) / 16 + block / 2, 0}; };
-    s.manage(gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false);
+    s.manage(gpu_work, cpu_worker, needs, gpu_lanes(o), true, gpu_batches_in_flight(o), false, pcmp_pipe_join(o, true),
+             [&] { return s.bytes_in.load(); });
   };
   auto writer = [&] {
     std::uint64_t written = 0;

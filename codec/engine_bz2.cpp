@@ -72,11 +72,10 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
-// An input of unknown size: the GPUs join once a 32nd of the threshold (4 MiB, 2 MiB compressed) is read
-// and the CPU workers are behind the input, or the whole threshold is read (manage_gpus). CUDA's
-// start-up (0.2-0.35 s) then overlaps the CPU workers' first blocks, and an input that ends sooner
-// never starts it.
-std::uint64_t pipe_join_bytes(const Options& o, bool decompress) { return std::max<std::uint64_t>(bz2_gpu_threshold(o, decompress) / 32, 1); }
+// An input of unknown size: the GPUs join as pipe_join says (4 MiB and the CPU workers behind, or
+// 128 MiB; compressed 2 and 64 MiB). CUDA's start-up (0.2-0.35 s) then overlaps the CPU workers'
+// first blocks.
+PipeJoin bz2_pipe_join(const Options& o, bool decompress) { return pipe_join(bz2_gpu_threshold(o, decompress)); }
 
 // The workers of a .bz2 job (Options::input_bytes): --gpu's GPUs alone; by default, an input of
 // bz2_gpu_from_bytes or more on the GPUs (gpu_first: CPU workers on every hardware thread if none
@@ -92,7 +91,7 @@ Options bz2_workers(const Options& options, bool decompress, bool& gpu_first, bo
   if (options.use_gpus && options.cpu_threads < 0 && options.input_bytes == 0) {
     gpu_later = true;
     note(o, std::string(what) + " of an input of unknown size: on the CPU workers, and on the GPUs once " +
-                std::to_string(pipe_join_bytes(options, decompress)) + " bytes are read and the CPU workers fall behind");
+                std::to_string(bz2_pipe_join(options, decompress).after) + " bytes are read and the CPU workers fall behind");
     return o;
   }
   if (bz2_may_use_gpus(options, decompress)) {  // by its size (--gpu returned above)
@@ -595,8 +594,8 @@ Stats compress_bz2(Source& in, Sink& out, const Options& options) {
                       0, bz2gpu::encode_local_bytes()};
     };
     s.manage([&](int d, const GpuPlan& p) { bz2_gpu_compress(job, o, p, st, s.stats_m, d); }, cpu_worker, needs,
-             static_cast<unsigned>(bz2_lanes(o)), false, bz2_compress_batches_in_flight(o), gpu_first, gpu_later ? pipe_join_bytes(o, false) : 0,
-             [&] { return s.bytes_in.load(); }, bz2_gpu_threshold(o, false));
+             static_cast<unsigned>(bz2_lanes(o)), false, bz2_compress_batches_in_flight(o), gpu_first, gpu_later ? std::optional(bz2_pipe_join(o, false)) : std::nullopt,
+             [&] { return s.bytes_in.load(); });
   };
   auto writer = [&] {
     bz2::StreamWriter stream(o.level);
@@ -1160,10 +1159,10 @@ Stats decompress_bz2(Source& in, Sink& out, const Options& options) {
     };
     const unsigned lanes = bz2_decode_lanes(o);
     s.manage([&](int d, const GpuPlan& p) { bz2_gpu_decompress(job, o, p, st, s.stats_m, d, out_buffers); }, cpu_worker, needs, lanes, true,
-             kBz2GpuDecompressBatchesInFlight + 2 * (lanes - 1), gpu_first, gpu_later ? pipe_join_bytes(o, true) : 0, [&] {
+             kBz2GpuDecompressBatchesInFlight + 2 * (lanes - 1), gpu_first, gpu_later ? std::optional(bz2_pipe_join(o, true)) : std::nullopt, [&] {
                const std::lock_guard lock(job.m);
                return bytes_in;
-             }, bz2_gpu_threshold(o, true));
+             });
   };
   Stats result = s.run(reader, cpu_worker, gpu_manager, writer);
   if (o.leave_to_exit) {  // the kept buffers go with the process's exit (Options::leave_to_exit)

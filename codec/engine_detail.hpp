@@ -664,6 +664,18 @@ inline Options cpu_only(const Options& o, const char* what, const std::string& w
   return c;
 }
 
+// An input of unknown size (a pipe) starts on the CPU workers. The GPUs join once `after` bytes (a
+// 32nd of the format's GPU threshold) are read and the CPU workers are behind the input, or once
+// `anyway` (the whole threshold) are read (manage_gpus): an input that ends first, or that the CPU
+// workers keep up with, never starts CUDA, whose start and exit cost a small input more than its
+// work (docs/field.md).
+struct PipeJoin {
+  std::uint64_t after = 0, anyway = 0;
+};
+inline PipeJoin pipe_join(std::uint64_t threshold) {
+  return {std::max<std::uint64_t>(threshold / 32, 1), std::max<std::uint64_t>(threshold, 1)};
+}
+
 // .bz2's workers (engine_bz2.cpp's bz2_workers): --gpu's GPUs, or by default an input of known
 // size from bz2_gpu_from_bytes on; a smaller or unknown one, or --threads, the CPU workers.
 inline std::uint64_t bz2_gpu_threshold(const Options& o, bool decompress) {
@@ -722,23 +734,20 @@ inline GpuPlan plan_gpu(std::uint64_t avail, unsigned lanes, std::size_t batch, 
 // or it stopped. batches_in_flight: a GPU's batches held at once (the reader's room grows by that
 // many of its batches); gpus_expected: room for one GPU's batches from the start (--gpu, or .bz2
 // by the input's size), so that the reader fills the first batches during CUDA's start-up.
-// join_after_bytes: for an input of unknown size (a pipe), whose CPU workers start at once, the
-// GPUs join only once bytes_read() reaches it and the CPU workers fall behind (the reader waits for
-// room), or join_anyway_bytes are read: an input that ends before then never starts CUDA, whose
-// start and exit would cost a small one more than its work (docs/field.md).
+// join (an input of unknown size, whose CPU workers start at once; pipe_join): the GPUs join only
+// once bytes_read() reaches join.after and the reader waits for room, or reaches join.anyway.
 template <typename J>
 void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
                  const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
                  const std::function<GpuNeeds()>& needs_of,
                  unsigned lanes, bool threads_per_lane, std::size_t batches_in_flight, bool gpus_expected,
-                 std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {},
-                 std::uint64_t join_anyway_bytes = 0) {
+                 std::optional<PipeJoin> join = std::nullopt, const std::function<std::uint64_t()>& bytes_read = {}) {
   const gpu_share::Policy share = gpu_share::policy();
-  if (join_after_bytes > 0 && bytes_read) {
+  if (join && bytes_read) {
     for (;;) {
       const std::uint64_t read = bytes_read();
       std::unique_lock lock(job.m);
-      if (read >= join_after_bytes && (job.reader_held() || (join_anyway_bytes != 0 && read >= join_anyway_bytes))) break;
+      if (read >= join->after && (job.reader_held() || read >= join->anyway)) break;
       if (job.stop || job.input_done) return;
       job.cv.wait_for(lock, std::chrono::milliseconds(5));
     }
@@ -1197,10 +1206,9 @@ class Scheduler {
   // The GPUs' manager (manage_gpus) over this job.
   void manage(const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
               const std::function<GpuNeeds()>& needs, unsigned lanes, bool threads_per_lane, std::size_t batches_in_flight,
-              bool gpus_expected, std::uint64_t join_after_bytes = 0, const std::function<std::uint64_t()>& bytes_read = {},
-              std::uint64_t join_anyway_bytes = 0) {
+              bool gpus_expected, std::optional<PipeJoin> join = std::nullopt, const std::function<std::uint64_t()>& bytes_read = {}) {
     manage_gpus(job, o_, st, stats_m, t0_, work, cpu_worker, needs, lanes, threads_per_lane, batches_in_flight, gpus_expected,
-                join_after_bytes, bytes_read, join_anyway_bytes);
+                join, bytes_read);
   }
   // Runs the reader, the CPU workers, the GPUs' manager and the writer to the end (run_threads).
   Stats run(const std::function<void()>& reader, const std::function<void()>& cpu_worker, const std::function<void()>& gpu_manager,

@@ -842,47 +842,50 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
             EXPECT_TRUE(decompress_it ? sink.b == in : !sink.b.empty());
             const std::lock_guard lock(m);
             EXPECT_EQ(may, use_gpus && !kept_on_cpu && !later);
-            EXPECT_EQ(later, is_bz2 && use_gpus && threads < 0 && declared == 0);
+            EXPECT_EQ(later, use_gpus && declared == 0 && (!is_bz2 || threads < 0));  // .bz2 with --threads: the CPU workers alone
           }
 }
 
-// A .bz2 input of unknown size (a pipe) starts on the CPU workers. The GPUs join (the manager's
-// note; none comes in CI, and the bytes are the CPU workers' either way) only once a 32nd of the
-// threshold is read and the workers are behind (the reader waits for room), or the whole threshold
-// is read: an input that ends within the reader's room never starts CUDA.
-TEST(Engine, Bz2PipeInputsStartCudaOnlyOnceTheCpuWorkersFallBehind) {
+// An input of unknown size (a pipe) starts on the CPU workers, in both formats. The GPUs join (the
+// manager's note; none comes in CI, and the bytes are the CPU workers' either way) only once a 32nd
+// of the threshold is read and the workers are behind (the reader waits for room), or the whole
+// threshold is read: an input that ends within the reader's room never starts CUDA.
+TEST(Engine, PipeInputsStartCudaOnlyOnceTheCpuWorkersFallBehind) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
-  const Bytes in = word_text(1'000'003, seed);  // 11 blocks at -1
+  const Bytes in = word_text(1'000'003, seed);  // 11 blocks of 100,000 bytes (.bz2 at -1)
   struct Case {
     std::size_t room;          // blocks read and not yet written
-    std::uint64_t threshold;   // bz2_gpu_from_bytes
+    std::uint64_t threshold;   // the format's GPU threshold
     bool joins;
   };
-  for (const Case c : {Case{64, 32 * 50'000, false},   // the whole input fits the room: it ends first
-                       Case{2, 32 * 50'000, true},     // two blocks of room: the workers fall behind
-                       Case{64, 200'000, true}}) {     // the whole threshold is read
-    SCOPED_TRACE(::testing::Message() << "room " << c.room << ", threshold " << c.threshold);
-    engine::Options o;
-    o.format = engine::Format::bz2;
-    o.level = 1;
-    o.use_gpus = true;
-    o.input_bytes = 0;
-    o.max_blocks_in_flight = c.room;
-    o.bz2_gpu_from_bytes = c.threshold;
-    std::mutex m;
-    bool joined = false;
-    o.on_note = [&](const std::string& s) {
+  for (const auto format : {engine::Format::bz2, engine::Format::parcomp})
+    for (const Case c : {Case{64, 32 * 50'000, false},   // the whole input fits the room: it ends first
+                         Case{2, 32 * 50'000, true},     // two blocks of room: the workers fall behind
+                         Case{64, 200'000, true}}) {     // the whole threshold is read
+      SCOPED_TRACE(::testing::Message() << (format == engine::Format::bz2 ? ".bz2" : "parcomp") << ", room " << c.room
+                                        << ", threshold " << c.threshold);
+      engine::Options o;
+      o.format = format;
+      o.level = 1;
+      o.block_bytes = 100'000;
+      o.use_gpus = true;
+      o.input_bytes = 0;
+      o.max_blocks_in_flight = c.room;
+      o.bz2_gpu_from_bytes = o.gpu_from_bytes = c.threshold;
+      std::mutex m;
+      bool joined = false;
+      o.on_note = [&](const std::string& s) {
+        const std::lock_guard lock(m);
+        if (s.find("the GPUs join") != std::string::npos) joined = true;
+      };
+      const Bytes packed = compress(in, o, seed);
+      engine::Options reader = cpu_options(16384);
+      reader.format = format;
+      EXPECT_EQ(decompress(packed, reader), in);
       const std::lock_guard lock(m);
-      if (s.find("the GPUs join") != std::string::npos) joined = true;
-    };
-    const Bytes bz2 = compress(in, o, seed);
-    engine::Options reader = cpu_options(16384);
-    reader.format = engine::Format::bz2;
-    EXPECT_EQ(decompress(bz2, reader), in);
-    const std::lock_guard lock(m);
-    EXPECT_EQ(joined, c.joins);
-  }
+      EXPECT_EQ(joined, c.joins);
+    }
 }
 
 // A .bz2 job on the GPUs by its size starts CPU workers on every hardware thread while CUDA

@@ -122,6 +122,8 @@ TEST_F(EngineGpu, CpuWorkersStepAsideOnceAGpuWorks) {
   o.cpu_threads = 2;
   o.gpu_batch_blocks = 8;
   o.gpu_lanes = 2;
+  o.input_bytes = 1;  // a size known (a pipe's GPUs would join only once the CPU workers fall behind), at the threshold
+  o.gpu_from_bytes = o.gpu_decompress_from_bytes = 1;
   auto cpu_blocks_after_first_gpu_batch = [](const engine::Trace& t) {
     double first_gpu_end = 1e30;
     for (const auto& s : t.spans())
