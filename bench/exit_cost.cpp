@@ -117,9 +117,7 @@ int main(int argc, char** argv) {
     const auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : (usage(), std::string()); };
     try {
       if (k == "--devices") {
-        a.devices.clear();
-        std::stringstream ss(value());
-        for (std::string d; std::getline(ss, d, ',');) a.devices.push_back(std::stoi(d));
+        a.devices = parcomp::bench::parse_devices(value());
       } else if (k == "--pinned") {
         a.pinned = parcomp::device_memory::parse_bytes(value());
       } else if (k == "--device-bytes") {

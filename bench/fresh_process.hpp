@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace parcomp::bench {
 
@@ -55,6 +57,14 @@ std::optional<FreshRun> run_fresh(Child&& child) {
 inline void write_members(int fd, const std::string& s) {
   if (::write(fd, s.data(), s.size()) != static_cast<ssize_t>(s.size())) std::_Exit(3);
   ::close(fd);
+}
+
+// --devices 0,1: the devices named, in order (std::stoi's exception for a name that is no number).
+inline std::vector<int> parse_devices(const std::string& list) {
+  std::vector<int> out;
+  std::stringstream ss(list);
+  for (std::string d; std::getline(ss, d, ',');) out.push_back(std::stoi(d));
+  return out;
 }
 
 }  // namespace parcomp::bench

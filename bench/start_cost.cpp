@@ -3,7 +3,7 @@
 // device asked for, all at once (a thread each) or one after the other, and says when each was
 // ready. With --probe, a thread on the first device, once its context is ready, allocates, fills
 // and frees --probe-bytes of device memory again and again until every other context is ready:
-// whether making a context holds up another device's calls. With --pinned SIZE it then times
+// whether making a context holds up another device's CUDA calls. With --pinned SIZE it then times
 // taking SIZE of pinned host memory (cudaMallocHost, and malloc'd memory registered with
 // cudaHostRegister) and touching it. One JSON line per run on standard output.
 //
@@ -147,9 +147,7 @@ int main(int argc, char** argv) {
     const auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : (usage(), std::string()); };
     try {
       if (k == "--devices") {
-        a.devices.clear();
-        std::stringstream ss(value());
-        for (std::string d; std::getline(ss, d, ',');) a.devices.push_back(std::stoi(d));
+        a.devices = parcomp::bench::parse_devices(value());
       } else if (k == "--sequential") {
         a.sequential = true;
       } else if (k == "--probe") {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What CUDA's start costs a fresh process on this host's GPUs (parcomp-start-cost, beside the
 # binaries in BIN): each context's ready time on one device and on two (made at once, and one after
-# the other), whether making one holds up the other device's calls (--probe), and the time to pin
+# the other), whether making one holds up the other device's CUDA calls (--probe), and the time to pin
 # host memory. One JSON line a run on standard output.
 #
 #   scripts/maint/start-cost.sh [--bin DIR] [--runs N] [--pinned SIZE]

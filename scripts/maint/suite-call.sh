@@ -27,8 +27,8 @@
 # --hold    rows (benchmark names) that this call leaves for a later one, though their part runs: for
 #           a part longer than one call (tool.e2e@linux-2.6.11.1.tar.x25), run in pieces. The part is
 #           marked as started with the held rows still to do, through the runner's own KEY.todo.
-# --only    rows this call runs, every other row left as --hold leaves it (for a part split over
-#           calls by kind of row: --only 'tool\.e2e/[^/]*\.stdin/' runs the rows that read pipes)
+# --only    rows this run does, every other row left as --hold leaves it (for a part split over
+#           several runs by kind of row: --only 'tool\.e2e/[^/]*\.stdin/' runs the rows that read pipes)
 # --drop    rows no call can run (one longer than a call: pbzip2 -d of the 5.2 GB file, one thread):
 #           taken out of their parts for good, with --why's reason in the parts as KEY.dropped; the
 #           merge (run_experiments.py --merge-only) lists them in context.parcomp_dropped.
