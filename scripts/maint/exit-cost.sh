@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a process's exit costs on this host's GPUs (parcomp-exit-cost, beside the binaries in BIN):
 # one device and two, no memory, pinned host memory (cudaMallocHost, or cudaHostRegister'd), device
-# memory, and each with its release timed before the exit. One JSON line a run on standard output.
+# memory, and each with its release timed before the exit (on two devices also each device's at once). One JSON line a run on standard output.
 #
 #   scripts/maint/exit-cost.sh [--bin DIR] [--runs N] [--pinned SIZE] [--device-bytes SIZE]
 set -euo pipefail
@@ -19,7 +19,8 @@ n=$( (nvidia-smi -L 2>/dev/null || true) | wc -l)
 sets=("0"); [ "$n" -ge 2 ] && sets+=("0,1")
 for d in "${sets[@]}"; do
   for mem in "" "--pinned $pinned" "--pinned $pinned --register" "--device-bytes $devbytes" "--pinned $pinned --device-bytes $devbytes"; do
-    for rel in "" --release; do
+    rels=("" --release); [ "$d" != 0 ] && rels+=(--release-parallel)
+    for rel in "${rels[@]}"; do
       # shellcheck disable=SC2086
       "$bin/parcomp-exit-cost" --devices "$d" $mem $rel --runs "$runs"
     done
