@@ -144,23 +144,4 @@ void wait() {
   });
 }
 
-bool release_contexts() {
-  std::vector<int> ready;
-  {
-    const std::lock_guard lock(m);
-    if (!started || !state.counted || maker_running || at_once > 0) return false;
-    for (const auto& e : state.devices) {
-      if (!e.done) return false;
-      if (e.ready) ready.push_back(e.id);
-    }
-  }
-  std::vector<std::thread> threads;
-  for (const int d : ready)
-    threads.emplace_back([d] {
-      if (cudaSetDevice(d) == cudaSuccess) (void)cudaDeviceReset();
-    });
-  for (auto& t : threads) t.join();
-  return true;
-}
-
 }  // namespace parcomp::gpu_warmup

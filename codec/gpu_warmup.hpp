@@ -39,10 +39,4 @@ State poll();
 // return, so that a program may end as soon as they do; nothing to wait for when CUDA was not started.
 void wait();
 
-// Destroys the contexts made, each device's on a thread of its own at once, when the warm-up has
-// nothing left to do (else returns false, touching nothing). For a program about to exit: what its
-// exit would release one context after another goes at the same time. Every CUDA object made on
-// those devices is gone after it.
-bool release_contexts();
-
 }  // namespace parcomp::gpu_warmup
