@@ -72,8 +72,8 @@ Options with_bz2_batches(Options o, std::size_t batch) {
   return o;
 }
 
-// An input of unknown size: the GPUs join as pipe_join says (4 MiB and the CPU workers 8 blocks
-// behind, or 128 MiB; compressed 2 and 64 MiB). CUDA's start-up (0.2-0.35 s) then overlaps the CPU workers'
+// An input of unknown size: the GPUs join as pipe_join says (4 MiB and the CPU workers behind, or
+// 128 MiB; compressed 2 and 64 MiB). CUDA's start-up (0.2-0.35 s) then overlaps the CPU workers'
 // first blocks.
 PipeJoin bz2_pipe_join(const Options& o, bool decompress) { return pipe_join(bz2_gpu_threshold(o, decompress)); }
 

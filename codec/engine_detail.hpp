@@ -665,14 +665,12 @@ inline Options cpu_only(const Options& o, const char* what, const std::string& w
 }
 
 // An input of unknown size (a pipe) starts on the CPU workers. The GPUs join once `after` bytes (a
-// 32nd of the format's GPU threshold) are read and the CPU workers are behind the input (`behind`
-// blocks read wait for a worker, or the reader waits for room), or once `anyway` (the whole
-// threshold) are read (manage_gpus): an input that ends first, or that the CPU workers keep up
-// with, never starts CUDA, whose start and exit cost a small input more than its work; a larger
-// one starts it long before the reader's room is full (docs/field.md).
+// 32nd of the format's GPU threshold) are read and the CPU workers are behind the input, or once
+// `anyway` (the whole threshold) are read (manage_gpus): an input that ends first, or that the CPU
+// workers keep up with, never starts CUDA, whose start and exit cost a small input more than its
+// work (docs/field.md).
 struct PipeJoin {
   std::uint64_t after = 0, anyway = 0;
-  std::size_t behind = 8;
 };
 inline PipeJoin pipe_join(std::uint64_t threshold) {
   return {std::max<std::uint64_t>(threshold / 32, 1), std::max<std::uint64_t>(threshold, 1)};
@@ -737,8 +735,7 @@ inline GpuPlan plan_gpu(std::uint64_t avail, unsigned lanes, std::size_t batch, 
 // many of its batches); gpus_expected: room for one GPU's batches from the start (--gpu, or .bz2
 // by the input's size), so that the reader fills the first batches during CUDA's start-up.
 // join (an input of unknown size, whose CPU workers start at once; pipe_join): the GPUs join only
-// once bytes_read() reaches join.after and join.behind blocks wait for a worker or the reader waits
-// for room, or bytes_read() reaches join.anyway.
+// once bytes_read() reaches join.after and the reader waits for room, or reaches join.anyway.
 template <typename J>
 void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock::time_point t0,
                  const std::function<void(int, const GpuPlan&)>& work, const std::function<void()>& cpu_worker,
@@ -750,8 +747,7 @@ void manage_gpus(J& job, const Options& o, Stats& st, std::mutex& stats_m, Clock
     for (;;) {
       const std::uint64_t read = bytes_read();
       std::unique_lock lock(job.m);
-      const bool behind = job.pending.size() >= join->behind || job.reader_held();
-      if (read >= join->after && (behind || read >= join->anyway)) break;
+      if (read >= join->after && (job.reader_held() || read >= join->anyway)) break;
       if (job.stop || job.input_done) return;
       job.cv.wait_for(lock, std::chrono::milliseconds(5));
     }
