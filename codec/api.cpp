@@ -63,6 +63,7 @@ engine::Options engine_options(const Options& o) {
     if (t->block_bytes != 0 && (t->block_bytes > (std::size_t{1} << 24)))
       throw ContractError("Tuning::block_bytes must be 1 .. 16 MiB, not " + std::to_string(t->block_bytes));
     set(e.block_bytes, t->block_bytes, std::size_t{0});
+    if (t->block_bytes != 0) e.small_input_bytes = 0;  // the size asked for, whatever the input's
     set(e.frame_blocks, t->frame_blocks, std::size_t{0});
     set(e.gpu_batch_blocks, t->gpu_batch_blocks, std::size_t{0});
     set(e.bz2_gpu_batch_blocks, t->bz2_gpu_batch_blocks, std::size_t{0});

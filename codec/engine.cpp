@@ -82,6 +82,39 @@ std::vector<Trace::Span> Trace::spans() const {
   return spans_;
 }
 
+namespace {
+// Options::small_input_bytes: a source whose first bytes were read ahead to learn whether the input
+// ends within them, then the rest of the input (none where it ended).
+class HeadSource : public Source {
+ public:
+  HeadSource(Source& in, std::unique_ptr<std::uint8_t[]> head, std::size_t size, bool ended)
+      : in_(in), head_(std::move(head)), size_(size), ended_(ended) {}
+  std::size_t read(std::uint8_t* buf, std::size_t max) override {
+    if (at_ < size_) {
+      const std::size_t n = std::min(max, size_ - at_);
+      std::memcpy(buf, head_.get() + at_, n);
+      at_ += n;
+      if (at_ == size_) head_.reset();  // served: its memory goes
+      return n;
+    }
+    return ended_ ? 0 : in_.read(buf, max);
+  }
+
+ private:
+  Source& in_;
+  std::unique_ptr<std::uint8_t[]> head_;
+  std::size_t size_, at_ = 0;
+  bool ended_;
+};
+
+// Whether `o`'s input may be small enough for small_block_bytes: the rule is on, smaller blocks, our
+// configuration (the paper's keeps its block size), and no known size says the input is larger.
+bool may_take_small_blocks(const Options& o) {
+  return o.small_input_bytes > 0 && o.small_block_bytes > 0 && o.small_block_bytes < o.block_bytes &&
+         o.config == pipeline::Config::fast && o.input_bytes <= o.small_input_bytes;
+}
+}  // namespace
+
 // The parcomp format's workers without --gpu (use_gpus, not require_gpu): an input of known size
 // (Options::input_bytes) below gpu_from_bytes (compression) or gpu_decompress_from_bytes (the
 // compressed input) goes to the CPU workers alone, and CUDA is not started for it; a larger one to
@@ -117,7 +150,17 @@ bool may_use_gpus(const Options& o, bool decompress, bool bz2) {
 Stats compress(Source& in, Sink& out, const Options& options) {
   if (options.format == Format::bz2) return compress_bz2(in, out, options);
   PARCOMP_NVTX_RANGE("engine::compress");
-  const Options o = pcmp_workers(options, false);
+  Options chosen = options;
+  std::optional<HeadSource> headed;
+  if (may_take_small_blocks(options)) {  // read ahead until the input ends or passes small_input_bytes
+    std::unique_ptr<std::uint8_t[]> head(new std::uint8_t[options.small_input_bytes + 1]);  // not zeroed: read over
+    const std::size_t got = read_full(in, head.get(), options.small_input_bytes + 1);
+    const bool ended = got <= options.small_input_bytes;
+    if (ended) chosen.block_bytes = options.small_block_bytes;
+    headed.emplace(in, std::move(head), got, ended);
+  }
+  Source& src = headed ? static_cast<Source&>(*headed) : in;
+  const Options o = pcmp_workers(chosen, false);
   if (o.block_bytes == 0 || o.block_bytes > (std::size_t{1} << 24))
     throw ContractError("block size must be in 1 .. 16 MiB, got " + std::to_string(o.block_bytes));
   Scheduler<InBlock, Compressed> s(o, Format::parcomp, cpu_beside_gpus(o), "no workers: neither CPU threads nor GPUs");
@@ -131,7 +174,7 @@ Stats compress(Source& in, Sink& out, const Options& options) {
       InBlock b;
       b.seq = seq;
       b.bytes.resize(o.block_bytes);
-      const std::size_t got = read_full(in, b.bytes.data(), o.block_bytes);
+      const std::size_t got = read_full(src, b.bytes.data(), o.block_bytes);
       if (got == 0) break;
       b.bytes.resize(got);
       s.bytes_in += got;

@@ -84,6 +84,13 @@ struct Options {
   int level = 9;               // .bz2: bzip2's -1 .. -9 (blocks of 100k .. 900k)
   pipeline::Config config = pipeline::Config::fast;
   std::size_t block_bytes = std::size_t{1} << 20;
+  // The parcomp format's fast configuration: an input that ends within its first small_input_bytes
+  // (read ahead to know, by name or through a pipe alike) is cut into blocks of small_block_bytes
+  // where those are smaller than block_bytes: a small file's blocks then keep more of the host
+  // threads busy, at a few percent of size (docs/defaults.md). 0: always block_bytes (an asked-for
+  // block size).
+  std::size_t small_input_bytes = std::size_t{16} << 20;
+  std::size_t small_block_bytes = std::size_t{512} << 10;
   int cpu_threads = -1;        // CPU workers: -1 = every hardware thread, 0 = none
   bool use_gpus = true;        // GPU workers on `devices` (empty: every device)
   std::vector<int> devices;

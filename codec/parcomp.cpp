@@ -90,7 +90,8 @@ void usage(std::FILE* to) {
                "  -1 .. -9            .bz2 blocks of 100k .. 900k (bzip2 -N's bytes; default -9)\n"
                "      --format F      bz2 (the default) or parcomp (the thesis's pipeline in parcomp's container)\n"
                "      --config C      parcomp format: paper (the thesis's kernels) or fast (ours, the default)\n"
-               "      --block BYTES   parcomp format: block size (default 1M; K and M suffixes are powers of 1024)\n"
+               "      --block BYTES   parcomp format: block size (default 1M, 512K for an input that ends within 16M;\n"
+               "                      K and M suffixes are powers of 1024)\n"
                "      --cpu           CPU workers only\n"
                "      --gpu           GPU workers only (an error without a GPU); with -1 .. -9 the GPUs sort and\n"
                "                      write the .bz2 blocks, with -d they decode them. By default .bz2 files of\n"
@@ -219,6 +220,7 @@ Cli parse_args(int argc, char** argv) {
       parcomp_options = true;
     } else if (a == "--block") {
       c.engine.block_bytes = parse_size(value());
+      c.engine.small_input_bytes = 0;  // the size asked for, whatever the input's
       parcomp_options = true;
     }
     else if (a == "--cpu") c.engine.use_gpus = false;

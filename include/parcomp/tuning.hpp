@@ -9,7 +9,8 @@
 namespace parcomp {
 
 struct Tuning {
-  // The parcomp format: bytes per block (1 .. 16 MiB) and blocks per frame.
+  // The parcomp format: bytes per block (1 .. 16 MiB; 0: 1 MiB, 512 KiB for an input that ends
+  // within 16 MiB) and blocks per frame.
   std::size_t block_bytes = 0;
   std::size_t frame_blocks = 0;
   // Blocks the GPUs take at a time, split among them: the parcomp format's and .bz2's batches.

@@ -850,6 +850,45 @@ TEST(Engine, MayUseGpusIsTheRuleTheEngineFollows) {
 // manager's note; none comes in CI, and the bytes are the CPU workers' either way) only once a 32nd
 // of the threshold is read and the workers are behind (the reader waits for room), or the whole
 // threshold is read: an input that ends within the reader's room never starts CUDA.
+// Options::small_input_bytes: an input that ends within it is cut into small_block_bytes blocks,
+// by name (its size known) and through a pipe (read ahead) alike, the same bytes as that block size
+// asked for; one a byte longer, or with the rule off, into block_bytes blocks.
+TEST(Engine, SmallInputsTakeSmallBlocksByNameAndThroughAPipe) {
+  const std::uint64_t seed = parcomp::testing::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const Bytes text = word_text(2'000'001, seed);
+  struct Case {
+    std::size_t size, small_input;
+    std::size_t block;  // the blocks expected
+  };
+  for (const Case c : {Case{1'500'007, 2'000'000, 262'144}, Case{2'000'000, 2'000'000, 262'144},
+                       Case{2'000'001, 2'000'000, 524'288}, Case{1'500'007, 0, 524'288}, Case{0, 2'000'000, 262'144},
+                       Case{1, 2'000'000, 262'144}})
+    for (const bool sized : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << c.size << " bytes, small below " << c.small_input << (sized ? ", size known" : ", a pipe"));
+      const Bytes in(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(c.size));
+      engine::Options o = cpu_options(524'288);
+      o.small_input_bytes = c.small_input;
+      o.small_block_bytes = 262'144;
+      o.input_bytes = sized ? c.size : 0;
+      MemSource src(in, seed);
+      MemSink sink;
+      const engine::Stats st = engine::compress(src, sink, o);
+      EXPECT_EQ(st.blocks, (c.size + c.block - 1) / c.block);
+      engine::Options asked = cpu_options(c.block);
+      asked.small_input_bytes = 0;
+      EXPECT_TRUE(sink.b == compress(in, asked, seed + 1));
+      EXPECT_EQ(decompress(sink.b, cpu_options(16384)), in);
+    }
+  engine::Options paper = cpu_options(524'288);  // the paper's configuration keeps its block size
+  paper.config = pipeline::Config::paper;
+  paper.small_input_bytes = 2'000'000;
+  paper.small_block_bytes = 262'144;
+  MemSource src(text, seed);
+  MemSink sink;
+  EXPECT_EQ(engine::compress(src, sink, paper).blocks, 4u);
+}
+
 TEST(Engine, PipeInputsStartCudaOnlyOnceTheCpuWorkersFallBehind) {
   const std::uint64_t seed = parcomp::testing::fresh_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
