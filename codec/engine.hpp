@@ -85,10 +85,10 @@ struct Options {
   pipeline::Config config = pipeline::Config::fast;
   std::size_t block_bytes = std::size_t{1} << 20;
   // The parcomp format's fast configuration: an input that ends within its first small_input_bytes
-  // (read ahead to know, by name or through a pipe alike) is cut into blocks of small_block_bytes
-  // where those are smaller than block_bytes: a small file's blocks then keep more of the host
-  // threads busy, at a few percent of size (docs/defaults.md). 0: always block_bytes (an asked-for
-  // block size).
+  // (input_bytes says, or a pipe's are read ahead: the same bytes) is cut into blocks of
+  // small_block_bytes where those are smaller than block_bytes: a small file's blocks then keep
+  // more of the host threads busy, at a few percent of size (docs/defaults.md). 0: always
+  // block_bytes (an asked-for block size).
   std::size_t small_input_bytes = std::size_t{16} << 20;
   std::size_t small_block_bytes = std::size_t{512} << 10;
   int cpu_threads = -1;        // CPU workers: -1 = every hardware thread, 0 = none
