@@ -158,7 +158,10 @@ Stats compress(Source& in, Sink& out, const Options& options) {
     std::unique_ptr<std::uint8_t[]> head(new std::uint8_t[options.small_input_bytes + 1]);  // not zeroed: read over
     const std::size_t got = read_full(in, head.get(), options.small_input_bytes + 1);
     const bool ended = got <= options.small_input_bytes;
-    if (ended) chosen.block_bytes = options.small_block_bytes;
+    if (ended) {  // its size known now: the workers as by name (no CUDA for it, threads a block)
+      chosen.block_bytes = options.small_block_bytes;
+      chosen.input_bytes = got;
+    }
     headed.emplace(in, std::move(head), got, ended);
   }
   Source& src = headed ? static_cast<Source&>(*headed) : in;

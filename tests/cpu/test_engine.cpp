@@ -880,6 +880,27 @@ TEST(Engine, SmallInputsTakeSmallBlocksByNameAndThroughAPipe) {
       EXPECT_TRUE(sink.b == compress(in, asked, seed + 1));
       EXPECT_EQ(decompress(sink.b, cpu_options(16384)), in);
     }
+  // A pipe that ended within the threshold is then an input of known size: no GPU join for it.
+  for (const std::size_t size : {std::size_t{1'500'007}, std::size_t{2'000'001}}) {
+    engine::Options o = cpu_options(524'288);
+    o.small_input_bytes = 2'000'000;
+    o.small_block_bytes = 262'144;
+    o.use_gpus = true;
+    o.input_bytes = 0;
+    std::mutex m;
+    std::string notes;
+    o.on_note = [&](const std::string& n) {
+      const std::lock_guard lock(m);
+      notes += n + "\n";
+    };
+    const Bytes in(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(size));
+    MemSource src(in, seed);
+    MemSink sink;
+    engine::compress(src, sink, o);
+    const std::lock_guard lock(m);
+    EXPECT_EQ(notes.find("an input of " + std::to_string(size) + " bytes") != std::string::npos, size <= 2'000'000) << notes;
+    EXPECT_EQ(notes.find("unknown size") != std::string::npos, size > 2'000'000) << notes;
+  }
   engine::Options paper = cpu_options(524'288);  // the paper's configuration keeps its block size
   paper.config = pipeline::Config::paper;
   paper.small_input_bytes = 2'000'000;
