@@ -80,21 +80,27 @@ void check(cudaError_t e, const char* what) {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   }
   out << "\"setup_s\": " << now() - t0;
+  // Device i's pinned host memory and its device memory given back, with device i current.
+  const auto free_host = [&](std::size_t i) {
+    if (i >= host.size()) return;
+    if (a.register_host) {
+      check(cudaHostUnregister(host[i]), "cudaHostUnregister");
+      std::free(host[i]);
+    } else {
+      check(cudaFreeHost(host[i]), "cudaFreeHost");
+    }
+  };
+  const auto free_device = [&](std::size_t i) {
+    if (i < dev.size()) check(cudaFree(dev[i]), "cudaFree");
+  };
   if (a.parallel) {
     const double t = now();
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < a.devices.size(); ++i)
       threads.emplace_back([&, i] {
         check(cudaSetDevice(a.devices[i]), "cudaSetDevice");
-        if (i < host.size()) {
-          if (a.register_host) {
-            check(cudaHostUnregister(host[i]), "cudaHostUnregister");
-            std::free(host[i]);
-          } else {
-            check(cudaFreeHost(host[i]), "cudaFreeHost");
-          }
-        }
-        if (i < dev.size()) check(cudaFree(dev[i]), "cudaFree");
+        free_host(i);
+        free_device(i);
         check(cudaDeviceReset(), "cudaDeviceReset");
       });
     for (auto& th : threads) th.join();
@@ -103,18 +109,13 @@ void check(cudaError_t e, const char* what) {
     double t = now();
     for (std::size_t i = 0; i < host.size(); ++i) {
       check(cudaSetDevice(a.devices[i]), "cudaSetDevice");
-      if (a.register_host) {
-        check(cudaHostUnregister(host[i]), "cudaHostUnregister");
-        std::free(host[i]);
-      } else {
-        check(cudaFreeHost(host[i]), "cudaFreeHost");
-      }
+      free_host(i);
     }
     out << ", \"free_host_s\": " << now() - t;
     t = now();
     for (std::size_t i = 0; i < dev.size(); ++i) {
       check(cudaSetDevice(a.devices[i]), "cudaSetDevice");
-      check(cudaFree(dev[i]), "cudaFree");
+      free_device(i);
     }
     out << ", \"free_device_s\": " << now() - t;
     for (const int d : a.devices) {

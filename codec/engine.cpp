@@ -152,17 +152,19 @@ Stats compress(Source& in, Sink& out, const Options& options) {
   PARCOMP_NVTX_RANGE("engine::compress");
   Options chosen = options;
   std::optional<HeadSource> headed;
-  if (may_take_small_blocks(options) && options.input_bytes > 0) {
-    chosen.block_bytes = options.small_block_bytes;  // its size known: no read ahead
-  } else if (may_take_small_blocks(options)) {  // a pipe: read ahead until it ends or passes small_input_bytes
-    std::unique_ptr<std::uint8_t[]> head(new std::uint8_t[options.small_input_bytes + 1]);  // not zeroed: read over
-    const std::size_t got = read_full(in, head.get(), options.small_input_bytes + 1);
-    const bool ended = got <= options.small_input_bytes;
-    if (ended) {  // its size known now: the workers as by name (no CUDA for it, threads a block)
-      chosen.block_bytes = options.small_block_bytes;
-      chosen.input_bytes = got;
+  if (may_take_small_blocks(options)) {
+    if (options.input_bytes > 0) {
+      chosen.block_bytes = options.small_block_bytes;  // its size known: no read ahead
+    } else {  // a pipe: read ahead until it ends or passes small_input_bytes
+      std::unique_ptr<std::uint8_t[]> head(new std::uint8_t[options.small_input_bytes + 1]);  // not zeroed: read over
+      const std::size_t got = read_full(in, head.get(), options.small_input_bytes + 1);
+      const bool ended = got <= options.small_input_bytes;
+      if (ended) {  // its size known now: the workers as by name (no CUDA for it, threads a block)
+        chosen.block_bytes = options.small_block_bytes;
+        chosen.input_bytes = got;
+      }
+      headed.emplace(in, std::move(head), got, ended);
     }
-    headed.emplace(in, std::move(head), got, ended);
   }
   Source& src = headed ? static_cast<Source&>(*headed) : in;
   const Options o = pcmp_workers(chosen, false);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two H200s (or one): every GPU test of 21ab923 (mini19: "parcomp" 21ab923, "parcomp-main" 4960714), memcheck of the engine's
+# Two H200s (or one): every GPU test of 21ab923 (the bundle: "parcomp" 21ab923, "parcomp-main" 4960714), memcheck of the engine's
 # pipe and large-input tests, the exit's cost (parcomp-exit-cost: one context and two, with pinned and device memory,
 # released before the exit one device after another or all at once), CUDA's start (two contexts), then pipes: the GPUs join
 # a pipe once the CPU workers fall behind (21ab923) against after 4 MiB / at once (4960714): Silesia xml through a pipe at -9

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the machine x2c.sh left (/tmp/n, 21ab923): 25 copies of the Linux tarball (.data/m4) and the tarball, -9 and -d to
+# After run-a.sh, with its bundle in /tmp/n (21ab923): 25 copies of the Linux tarball (.data/m4) and the tarball, -9 and -d to
 # /dev/null on one GPU (--devices 0) and on two, the exit as it is, PARCOMP_EXIT=reset (contexts destroyed before the exit,
 # each device's at once) and PARCOMP_EXIT=child, in turns; each run's own time (-v) beside; outputs compared. Writes $OUT/e.tar.
 set -u

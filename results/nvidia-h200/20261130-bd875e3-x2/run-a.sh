@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pipes on this host (mini20: "parcomp" bd875e3: the GPUs join once 8 blocks wait for a CPU worker or the reader waits for room;
+# Pipes on this host (the bundle: "parcomp" bd875e3: the GPUs join once 8 blocks wait for a CPU worker or the reader waits for room;
 # "parcomp-prev" 21ab923: once the reader waits for room; "parcomp-main" 4960714: after 4 MiB / at once), each past 4 MiB
 # (parcomp format 1 MiB): the engine's GPU tests of bd875e3; Silesia xml (5.3 MB), 60 MB and 360 MB of base64 text and zeros
 # through a pipe at -9 (parcomp format too) beside lbzip2, and the 360 MB's .bz2 back, in turns, every output compared.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the machine x2e.sh left (/tmp/n, bd875e3): 100 copies of the Linux tarball (20.8 GB, .data/m4) on tmpfs, -9 and -d to
+# After run-a.sh, with its bundle in /tmp/n (bd875e3): 100 copies of the Linux tarball (20.8 GB, .data/m4) on tmpfs, -9 and -d to
 # /dev/null by name on one GPU (--devices 0) and on two, and -d of its .bz2 through a pipe from cat; cat's own pipe time beside;
 # 2 runs each in turns; outputs compared. Writes $OUT/h.tar.
 set -u

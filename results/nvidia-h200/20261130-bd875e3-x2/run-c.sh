@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where a run's time outside the engine goes (bd875e3, mini21): 5.2 and 20.8 GB made of copies of this tree's tar (source, results), -9 and -d
+# Where a run's time outside the engine goes (bd875e3): 5.2 and 20.8 GB made of copies of this tree's tar (source, results), -9 and -d
 # to /dev/null, on two GPUs and one, the exit as it is and with PARCOMP_EXIT=child; each run's -v report timed as it arrives
 # (tail.py: before the engine = report time - own time; after it = reaped - report time). Writes $OUT/t.tar.
 set -u
